@@ -1,0 +1,28 @@
+package dev.ratelimit;
+
+import java.util.List;
+
+/**
+ * Decides whether a request may proceed. All checks of one request are evaluated in one atomic call; see
+ * {@link RateLimitStore} for the contract.
+ */
+public interface RateLimiter {
+
+	/**
+	 * Evaluates all checks of one request.
+	 * @param checks the checks (a policy and subject may appear more than once; their costs are added)
+	 * @return the verdict
+	 */
+	Verdict evaluate(List<RateLimitCheck> checks);
+
+	/** Evaluates a single check. */
+	default Verdict evaluate(RateLimitCheck check) {
+		return evaluate(List.of(check));
+	}
+
+	/** Returns whether one unit for {@code subject} under {@code policy} is admitted, consuming it if so. */
+	default boolean tryAcquire(RateLimitPolicy policy, String subject) {
+		return evaluate(RateLimitCheck.of(policy, subject)).allowed();
+	}
+
+}

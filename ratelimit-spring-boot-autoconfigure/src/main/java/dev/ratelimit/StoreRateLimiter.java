@@ -1,0 +1,72 @@
+package dev.ratelimit;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A {@link RateLimiter} over one {@link RateLimitStore}. Checks that name the same policy and subject are merged into
+ * one check whose cost is the sum (enforced if any of them is), so a store never sees one key twice in a call.
+ */
+public class StoreRateLimiter implements RateLimiter {
+
+	private final RateLimitStore store;
+
+	public StoreRateLimiter(RateLimitStore store) {
+		this.store = Objects.requireNonNull(store, "store");
+	}
+
+	@Override
+	public Verdict evaluate(List<RateLimitCheck> checks) {
+		if (checks.isEmpty()) {
+			return new Verdict(List.of(), List.of());
+		}
+		if (checks.size() == 1 || distinct(checks)) {
+			return new Verdict(checks, this.store.evaluate(checks));
+		}
+		Map<String, Integer> positions = new LinkedHashMap<>();
+		List<RateLimitCheck> merged = new ArrayList<>();
+		int[] target = new int[checks.size()];
+		for (int i = 0; i < checks.size(); i++) {
+			RateLimitCheck check = checks.get(i);
+			String id = check.policy().name() + '\u0000' + check.subject();
+			Integer position = positions.get(id);
+			if (position == null) {
+				positions.put(id, merged.size());
+				target[i] = merged.size();
+				merged.add(check);
+			}
+			else {
+				RateLimitCheck previous = merged.get(position);
+				if (!previous.policy().equals(check.policy())) {
+					throw new IllegalArgumentException("Two different policies are named '" + check.policy().name() + "'");
+				}
+				merged.set(position, new RateLimitCheck(previous.policy(), previous.subject(),
+						Math.min(RateLimitCheck.MAX_COST, previous.cost() + check.cost()),
+						previous.shadow() && check.shadow()));
+				target[i] = position;
+			}
+		}
+		List<Decision> mergedDecisions = this.store.evaluate(merged);
+		List<Decision> decisions = new ArrayList<>(checks.size());
+		for (int i = 0; i < checks.size(); i++) {
+			decisions.add(mergedDecisions.get(target[i]));
+		}
+		return new Verdict(checks, decisions);
+	}
+
+	private static boolean distinct(List<RateLimitCheck> checks) {
+		for (int i = 0; i < checks.size(); i++) {
+			for (int j = i + 1; j < checks.size(); j++) {
+				if (checks.get(i).policy().name().equals(checks.get(j).policy().name())
+						&& checks.get(i).subject().equals(checks.get(j).subject())) {
+					return false;
+				}
+			}
+		}
+		return true;
+	}
+
+}

@@ -1,0 +1,58 @@
+package dev.ratelimit.algorithm;
+
+import java.nio.charset.StandardCharsets;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Fixed window: counts units per window of {@code period}; windows start at multiples of the period plus
+ * {@code offset}. A state from another window counts as empty.
+ * <ul>
+ * <li>remaining = {@code limit - count}</li>
+ * <li>resetAfter = retryAfter when denied = time until the window ends</li>
+ * </ul>
+ *
+ * @param periodMicros the window length
+ * @param limit units per window
+ * @param offsetMicros where windows start relative to multiples of the period, in {@code [0, period)}
+ */
+public record FixedWindow(long periodMicros, long limit, long offsetMicros) implements LimitAlgorithm<FixedWindow.State> {
+
+	/**
+	 * @param windowStart start of the counted window, in microseconds
+	 * @param count units admitted in that window
+	 */
+	public record State(long windowStart, long count) {
+	}
+
+	/**
+	 * Returns a stable per-key window offset in {@code [0, period)}: the 64-bit FNV-1a hash of the key's UTF-8 bytes,
+	 * modulo the period. Computed in Java only and passed to the script, so both sides use the same value.
+	 */
+	public static long offsetFor(String key, long periodMicros) {
+		long hash = 0xcbf29ce484222325L;
+		for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
+			hash ^= (b & 0xff);
+			hash *= 0x100000001b3L;
+		}
+		return Math.floorMod(hash, periodMicros);
+	}
+
+	@Override
+	public Outcome<State> apply(@Nullable State state, long now, long cost) {
+		long windowStart = Math.floorDiv(now - this.offsetMicros, this.periodMicros) * this.periodMicros
+				+ this.offsetMicros;
+		long count = (state != null && state.windowStart() == windowStart) ? state.count() : 0;
+		long untilEnd = windowStart + this.periodMicros - now;
+		if (cost > this.limit) {
+			return Outcome.never(this.limit - count, (count > 0) ? untilEnd : 0, state);
+		}
+		if (count + cost > this.limit) {
+			return Outcome.denied(this.limit - count, untilEnd, untilEnd, state);
+		}
+		long counted = count + cost;
+		return Outcome.allowed(this.limit - counted, (counted > 0) ? untilEnd : 0, new State(windowStart, counted),
+				untilEnd);
+	}
+
+}

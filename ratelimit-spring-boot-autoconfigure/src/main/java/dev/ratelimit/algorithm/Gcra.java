@@ -1,0 +1,40 @@
+package dev.ratelimit.algorithm;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Generic cell rate algorithm. The state is one timestamp, the theoretical arrival time (TAT) of the next unit.
+ * Each unit moves it {@code interval} later; a request is admitted when the new TAT is at most
+ * {@code tolerance = capacity * interval} ahead of now.
+ * <ul>
+ * <li>remaining = {@code floor((tolerance - (tat - now)) / interval)}</li>
+ * <li>resetAfter = {@code tat - now} (the TAT is where the bucket is empty again)</li>
+ * <li>retryAfter = {@code newTat - now - tolerance}</li>
+ * </ul>
+ *
+ * @param intervalMicros the emission interval, {@code period / limit}
+ * @param capacity the burst: units admissible at once
+ */
+public record Gcra(long intervalMicros, long capacity) implements LimitAlgorithm<Gcra.State> {
+
+	/** @param tat the theoretical arrival time in microseconds */
+	public record State(long tat) {
+	}
+
+	@Override
+	public Outcome<State> apply(@Nullable State state, long now, long cost) {
+		long tolerance = this.capacity * this.intervalMicros;
+		long tat = (state != null) ? Math.max(state.tat(), now) : now;
+		long remainingNow = Math.floorDiv(tolerance - (tat - now), this.intervalMicros);
+		if (cost > this.capacity) {
+			return Outcome.never(remainingNow, tat - now, state);
+		}
+		long newTat = tat + cost * this.intervalMicros;
+		long ahead = newTat - now;
+		if (ahead > tolerance) {
+			return Outcome.denied(remainingNow, tat - now, ahead - tolerance, state);
+		}
+		return Outcome.allowed(Math.floorDiv(tolerance - ahead, this.intervalMicros), ahead, new State(newTat), ahead);
+	}
+
+}

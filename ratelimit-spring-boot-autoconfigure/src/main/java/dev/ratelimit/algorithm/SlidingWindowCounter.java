@@ -1,0 +1,87 @@
+package dev.ratelimit.algorithm;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Sliding window counter: two fixed windows of {@code period} (aligned to multiples of it); the previous window's
+ * count is weighted by how much of it the sliding window still overlaps.
+ * <ul>
+ * <li>estimate = {@code floor(previous * (period - elapsed) / period) + current}, {@code elapsed} being the time
+ * since the current window started; computed in IEEE-754 doubles, exactly as the Lua script computes it, so that
+ * large products round the same way on both sides</li>
+ * <li>remaining = {@code limit - estimate}</li>
+ * <li>retryAfter = the first microsecond at which {@code estimate + cost <= limit}, looking into the next window if
+ * the current count alone is too high</li>
+ * <li>resetAfter = time until both counted windows have slid out</li>
+ * </ul>
+ *
+ * @param periodMicros the window length
+ * @param limit units per window
+ */
+public record SlidingWindowCounter(long periodMicros, long limit) implements LimitAlgorithm<SlidingWindowCounter.State> {
+
+	/**
+	 * @param windowStart start of the current window, in microseconds
+	 * @param previous units admitted in the window before it
+	 * @param current units admitted in the current window
+	 */
+	public record State(long windowStart, long previous, long current) {
+	}
+
+	@Override
+	public Outcome<State> apply(@Nullable State state, long now, long cost) {
+		long windowStart = Math.floorDiv(now, this.periodMicros) * this.periodMicros;
+		long previous = 0;
+		long current = 0;
+		if (state != null && state.windowStart() == windowStart) {
+			previous = state.previous();
+			current = state.current();
+		}
+		else if (state != null && state.windowStart() == windowStart - this.periodMicros) {
+			previous = state.current();
+		}
+		long elapsed = now - windowStart;
+		long estimate = weighted(previous, this.periodMicros - elapsed) + current;
+		if (cost > this.limit) {
+			return Outcome.never(this.limit - estimate, untilEmpty(windowStart, previous, current, now), state);
+		}
+		if (estimate + cost > this.limit) {
+			long retry;
+			if (current + cost <= this.limit) {
+				retry = firstFit(previous, this.limit - current - cost) - elapsed;
+			}
+			else {
+				retry = this.periodMicros - elapsed + firstFit(current, this.limit - cost);
+			}
+			return Outcome.denied(this.limit - estimate, untilEmpty(windowStart, previous, current, now), retry, state);
+		}
+		long counted = current + cost;
+		long reset = untilEmpty(windowStart, previous, counted, now);
+		return Outcome.allowed(this.limit - estimate - cost, reset, new State(windowStart, previous, counted), reset);
+	}
+
+	/** Returns {@code floor(count * remainingOverlap / period)} computed in doubles, as Lua does. */
+	private long weighted(long count, long overlap) {
+		return (long) Math.floor((double) count * (double) overlap / (double) this.periodMicros);
+	}
+
+	/**
+	 * Returns the smallest elapsed time in a window at which a previous window of {@code count} weighs at most
+	 * {@code room}: the first {@code e} with {@code count * (period - e) / period < room + 1}.
+	 */
+	private long firstFit(long count, long room) {
+		if (count <= room) {
+			return 0;
+		}
+		double boundary = (double) this.periodMicros - (double) (room + 1) * (double) this.periodMicros / (double) count;
+		return Math.min(this.periodMicros, (long) Math.floor(boundary) + 1);
+	}
+
+	private long untilEmpty(long windowStart, long previous, long current, long now) {
+		if (current > 0) {
+			return windowStart + 2 * this.periodMicros - now;
+		}
+		return (previous > 0) ? windowStart + this.periodMicros - now : 0;
+	}
+
+}

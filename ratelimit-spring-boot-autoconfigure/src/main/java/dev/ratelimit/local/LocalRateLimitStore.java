@@ -1,0 +1,192 @@
+package dev.ratelimit.local;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.algorithm.Algorithms;
+import dev.ratelimit.algorithm.LimitAlgorithm;
+import dev.ratelimit.algorithm.Outcome;
+import dev.ratelimit.redis.RedisKeys;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link RateLimitStore} in this JVM's memory, running the reference maths of {@code dev.ratelimit.algorithm}.
+ * <p>
+ * Entries are bounded in number (least recently used beyond {@code maximumEntries} are evicted: an evicted subject
+ * starts afresh) and vanish when the algorithm no longer needs them. Each entry has its own lock; a request locks the
+ * entries of its checks in key order (so two requests can never wait on each other in a cycle), computes every check,
+ * and writes only when the request is admitted. Requests on different keys never contend.
+ */
+public class LocalRateLimitStore implements RateLimitStore {
+
+	private final Cache<String, Entry> entries;
+
+	private final LongSupplier nowMicros;
+
+	/**
+	 * Creates a store on the system clock.
+	 * @param maximumEntries the most subjects kept
+	 */
+	public LocalRateLimitStore(long maximumEntries) {
+		this(maximumEntries, Clock.systemUTC());
+	}
+
+	/**
+	 * Creates a store on the given clock.
+	 * @param maximumEntries the most subjects kept
+	 * @param clock the clock
+	 */
+	public LocalRateLimitStore(long maximumEntries, Clock clock) {
+		this.nowMicros = () -> {
+			Instant now = clock.instant();
+			return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+		};
+		this.entries = Caffeine.newBuilder()
+			.maximumSize(maximumEntries)
+			.ticker(() -> this.nowMicros.getAsLong() * 1_000L)
+			.expireAfter(new EntryExpiry())
+			.build();
+	}
+
+	@Override
+	public List<Decision> evaluate(List<RateLimitCheck> checks) {
+		int n = checks.size();
+		String[] keys = new String[n];
+		for (int i = 0; i < n; i++) {
+			keys[i] = key(checks.get(i).policy(), checks.get(i).subject());
+		}
+		Integer[] lockOrder = new Integer[n];
+		Arrays.setAll(lockOrder, (i) -> i);
+		Arrays.sort(lockOrder, Comparator.comparing((Integer i) -> keys[i]));
+		while (true) {
+			Entry[] locked = new Entry[n];
+			int held = 0;
+			try {
+				boolean current = true;
+				for (Integer i : lockOrder) {
+					Entry entry = this.entries.get(keys[i], (k) -> new Entry());
+					entry.lock.lock();
+					locked[held++] = entry;
+					// An entry evicted or expired before we locked it is no longer the live one: start over.
+					current = current && this.entries.asMap().get(keys[i]) == entry;
+					if (!current) {
+						break;
+					}
+				}
+				if (current) {
+					Entry[] byCheck = new Entry[n];
+					for (int j = 0; j < n; j++) {
+						byCheck[lockOrder[j]] = locked[j];
+					}
+					return evaluateLocked(checks, keys, byCheck);
+				}
+			}
+			finally {
+				for (int j = held - 1; j >= 0; j--) {
+					locked[j].lock.unlock();
+				}
+			}
+		}
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private List<Decision> evaluateLocked(List<RateLimitCheck> checks, String[] keys, Entry[] entries) {
+		long now = this.nowMicros.getAsLong();
+		int n = checks.size();
+		Outcome<?>[] outcomes = new Outcome<?>[n];
+		LimitAlgorithm[] algorithms = new LimitAlgorithm[n];
+		boolean admitted = true;
+		for (int i = 0; i < n; i++) {
+			RateLimitCheck check = checks.get(i);
+			algorithms[i] = Algorithms.of(check.policy(), check.subject());
+			outcomes[i] = algorithms[i].apply(entries[i].state, now, check.cost());
+			admitted &= check.shadow() || outcomes[i].allowed();
+		}
+		List<Decision> decisions = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			RateLimitCheck check = checks.get(i);
+			Outcome<?> outcome = outcomes[i];
+			if (outcome.allowed() && !admitted) {
+				outcome = algorithms[i].apply(entries[i].state, now, 0);
+			}
+			else if (outcome.allowed() && check.cost() > 0) {
+				entries[i].state = outcome.state();
+				entries[i].expiresAtMicros = now + outcome.ttlMicros();
+				this.entries.asMap().replace(keys[i], entries[i], entries[i]);
+			}
+			decisions.add(Decision.ofMicros(outcome.allowed(), check.policy().limit(), outcome.remaining(),
+					outcome.resetAfterMicros(), outcome.retryAfterMicros()));
+		}
+		return decisions;
+	}
+
+	@Override
+	public void reset(RateLimitPolicy policy, String subject) {
+		this.entries.invalidate(key(policy, subject));
+	}
+
+	/** Returns the number of subjects currently held (an estimate, as Caffeine reports it). */
+	public long size() {
+		return this.entries.estimatedSize();
+	}
+
+	private static String key(RateLimitPolicy policy, String subject) {
+		return policy.name() + ':' + RedisKeys.safeSubject(subject);
+	}
+
+	/** The state of one subject under one policy, guarded by its own lock. */
+	private static final class Entry {
+
+		private final ReentrantLock lock = new ReentrantLock();
+
+		private @Nullable Object state;
+
+		/** Until when the state matters; a new entry lives briefly until its first write. */
+		private volatile long expiresAtMicros = Long.MIN_VALUE;
+
+	}
+
+	/** Expires each entry when its algorithm no longer needs its state. */
+	private final class EntryExpiry implements Expiry<String, Entry> {
+
+		private static final long NEW_ENTRY_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+		@Override
+		public long expireAfterCreate(String key, Entry entry, long currentTime) {
+			return NEW_ENTRY_NANOS;
+		}
+
+		@Override
+		public long expireAfterUpdate(String key, Entry entry, long currentTime, long currentDuration) {
+			return remaining(entry, currentTime, currentDuration);
+		}
+
+		@Override
+		public long expireAfterRead(String key, Entry entry, long currentTime, long currentDuration) {
+			return currentDuration;
+		}
+
+		private long remaining(Entry entry, long currentTimeNanos, long currentDuration) {
+			if (entry.expiresAtMicros == Long.MIN_VALUE) {
+				return currentDuration;
+			}
+			return Math.max(0, entry.expiresAtMicros * 1_000L - currentTimeNanos);
+		}
+
+	}
+
+}

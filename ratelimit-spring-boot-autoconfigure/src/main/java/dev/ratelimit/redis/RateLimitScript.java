@@ -1,0 +1,143 @@
+package dev.ratelimit.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.algorithm.Algorithms;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The script {@code META-INF/ratelimit/scripts/ratelimit.lua}: its arguments, its reply, and running it by SHA with a
+ * fallback to the full text when Redis does not know it yet ({@code NOSCRIPT}, e.g. after a restart or failover).
+ */
+final class RateLimitScript {
+
+	static final String LOCATION = "META-INF/ratelimit/scripts/ratelimit.lua";
+
+	private static final byte[] EMPTY = new byte[0];
+
+	private static final int ARGS_PER_CHECK = 6;
+
+	private static final byte[] ZERO = ascii(0);
+
+	private static final byte[] ONE = ascii(1);
+
+	private final byte[] source;
+
+	private final String sha;
+
+	RateLimitScript() {
+		this.source = load();
+		this.sha = sha1Hex(this.source);
+	}
+
+	/** The reply of one script call. */
+	record Reply(boolean allowed, long nowMicros, List<Decision> decisions) {
+	}
+
+	/**
+	 * Runs the script for some checks.
+	 * @param commands where to run it
+	 * @param keys one key per check
+	 * @param checks the checks
+	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
+	 * @param refundAdmittedAt {@code null} to evaluate, else refund what was admitted at this time
+	 */
+	CompletionStage<Reply> run(RedisScriptingAsyncCommands<byte[], byte[]> commands, byte[][] keys,
+			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, @Nullable Long refundAdmittedAt) {
+		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks.size()][];
+		args[0] = (explicitNowMicros != null) ? ascii(explicitNowMicros) : EMPTY;
+		args[1] = (refundAdmittedAt != null) ? ascii(refundAdmittedAt) : EMPTY;
+		for (int i = 0; i < checks.size(); i++) {
+			RateLimitCheck check = checks.get(i);
+			RateLimitPolicy policy = check.policy();
+			int base = 2 + ARGS_PER_CHECK * i;
+			args[base] = ascii(policy.algorithm().scriptId());
+			switch (policy.algorithm()) {
+				case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> {
+					args[base + 1] = ascii(policy.intervalMicros());
+					args[base + 2] = ascii(policy.capacity());
+				}
+				default -> {
+					args[base + 1] = ascii(policy.periodMicros());
+					args[base + 2] = ascii(policy.limit());
+				}
+			}
+			args[base + 3] = ascii(Algorithms.windowOffset(policy, check.subject()));
+			args[base + 4] = ascii(check.cost());
+			args[base + 5] = check.shadow() ? ONE : ZERO;
+		}
+		CompletableFuture<List<Object>> reply = commands.<List<Object>>evalsha(this.sha, ScriptOutputType.MULTI, keys, args)
+			.toCompletableFuture()
+			.exceptionallyCompose((ex) -> isNoScript(ex)
+					? commands.<List<Object>>eval(this.source, ScriptOutputType.MULTI, keys, args).toCompletableFuture()
+					: CompletableFuture.failedFuture(ex));
+		return reply.thenApply((values) -> parse(values, checks));
+	}
+
+	private static Reply parse(List<Object> values, List<RateLimitCheck> checks) {
+		List<Decision> decisions = new ArrayList<>(checks.size());
+		for (int i = 0; i < checks.size(); i++) {
+			int base = 2 + 4 * i;
+			decisions.add(Decision.ofMicros(number(values, base) == 1, checks.get(i).policy().limit(),
+					number(values, base + 1), number(values, base + 2), number(values, base + 3)));
+		}
+		return new Reply(number(values, 0) == 1, number(values, 1), decisions);
+	}
+
+	private static long number(List<Object> values, int index) {
+		return (Long) values.get(index);
+	}
+
+	private static boolean isNoScript(Throwable ex) {
+		Throwable cause = ex;
+		while (cause != null) {
+			if (cause instanceof RedisNoScriptException
+					|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
+				return true;
+			}
+			cause = cause.getCause();
+		}
+		return false;
+	}
+
+	private static byte[] ascii(long value) {
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	private static byte[] load() {
+		try (InputStream in = RateLimitScript.class.getClassLoader().getResourceAsStream(LOCATION)) {
+			if (in == null) {
+				throw new IllegalStateException("Missing " + LOCATION + " on the class path");
+			}
+			return in.readAllBytes();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot read " + LOCATION, ex);
+		}
+	}
+
+	private static String sha1Hex(byte[] source) {
+		try {
+			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is required of every Java platform", ex);
+		}
+	}
+
+}

@@ -1,0 +1,230 @@
+package dev.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimitStoreException;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * A {@link RateLimitStore} in Redis (standalone, Sentinel or Cluster, as the Lettuce connection factory is
+ * configured). All checks of a request are decided by one script call on Redis's own clock.
+ * <p>
+ * In a Redis Cluster the checks are grouped by hash slot and the groups run concurrently, one script call each. When
+ * one group denies, the groups that admitted are refunded (a second script call that gives back exactly what they
+ * consumed) and report their state without the request. Between the two calls other requests may see the
+ * consumption; if a refund fails, the quota stays consumed (the conservative direction).
+ */
+public class RedisRateLimitStore implements RateLimitStore {
+
+	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final RedisKeys keys;
+
+	private final Duration commandTimeout;
+
+	private final @Nullable LongSupplier explicitNowMicros;
+
+	private final RateLimitScript script = new RateLimitScript();
+
+	/**
+	 * Creates a store on Redis's clock.
+	 * @param connectionFactory the Lettuce connection factory
+	 * @param keyPrefix the key prefix
+	 * @param commandTimeout how long to wait for Redis before failing with a {@link RateLimitStoreException}
+	 */
+	public RedisRateLimitStore(LettuceConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout) {
+		this(connectionFactory, keyPrefix, commandTimeout, null);
+	}
+
+	/**
+	 * Creates a store. For tests only: a non-null {@code explicitNowMicros} replaces Redis {@code TIME}.
+	 * @param connectionFactory the Lettuce connection factory
+	 * @param keyPrefix the key prefix
+	 * @param commandTimeout how long to wait for Redis before failing with a {@link RateLimitStoreException}
+	 * @param explicitNowMicros the clock to pass to the script, or {@code null} for Redis {@code TIME}
+	 */
+	public RedisRateLimitStore(LettuceConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout,
+			@Nullable LongSupplier explicitNowMicros) {
+		this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+		this.keys = new RedisKeys(keyPrefix);
+		this.commandTimeout = Objects.requireNonNull(commandTimeout, "commandTimeout");
+		this.explicitNowMicros = explicitNowMicros;
+	}
+
+	@Override
+	public List<Decision> evaluate(List<RateLimitCheck> checks) {
+		return await(evaluateAsync(checks));
+	}
+
+	/**
+	 * Evaluates the checks without blocking. Calls made one after another from one thread reach Redis in order.
+	 * @param checks the checks, with distinct (policy name, subject) pairs
+	 * @return one decision per check
+	 */
+	public CompletableFuture<List<Decision>> evaluateAsync(List<RateLimitCheck> checks) {
+		if (checks.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+		Long now = (this.explicitNowMicros != null) ? this.explicitNowMicros.getAsLong() : null;
+		byte[][] keyBytes = new byte[checks.size()][];
+		for (int i = 0; i < checks.size(); i++) {
+			RateLimitCheck check = checks.get(i);
+			keyBytes[i] = this.keys.key(check.policy().name(), check.subject()).getBytes(StandardCharsets.UTF_8);
+		}
+		if (checks.size() == 1 || !this.connectionFactory.isClusterAware()) {
+			return this.script.run(commands, keyBytes, checks, now, null)
+				.thenApply(RateLimitScript.Reply::decisions)
+				.toCompletableFuture();
+		}
+		return evaluateBySlot(commands, keyBytes, checks, now);
+	}
+
+	private CompletableFuture<List<Decision>> evaluateBySlot(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			byte[][] keyBytes, List<RateLimitCheck> checks, @Nullable Long now) {
+		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+		for (int i = 0; i < checks.size(); i++) {
+			slots.computeIfAbsent(SlotHash.getSlot(keyBytes[i]), (slot) -> new ArrayList<>()).add(i);
+		}
+		List<SlotGroup> groups = new ArrayList<>();
+		for (List<Integer> indexes : slots.values()) {
+			groups.add(new SlotGroup(indexes, keyBytes, checks));
+		}
+		List<CompletableFuture<RateLimitScript.Reply>> replies = new ArrayList<>();
+		for (SlotGroup group : groups) {
+			replies.add(this.script.run(commands, group.keys, group.checks, now, null).toCompletableFuture());
+		}
+		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenCompose((ignored) -> {
+			boolean allowed = replies.stream().allMatch((reply) -> reply.join().allowed());
+			Decision[] decisions = new Decision[checks.size()];
+			List<CompletableFuture<?>> refunds = new ArrayList<>();
+			for (int g = 0; g < groups.size(); g++) {
+				SlotGroup group = groups.get(g);
+				RateLimitScript.Reply reply = replies.get(g).join();
+				group.place(reply.decisions(), decisions);
+				if (!allowed && reply.allowed()) {
+					refunds.add(refund(commands, group, reply, now).thenAccept((peeked) -> group.placeAllowed(peeked,
+							reply.decisions(), decisions)));
+				}
+			}
+			return CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new))
+				.thenApply((done) -> Arrays.asList(decisions));
+		});
+	}
+
+	private CompletableFuture<List<Decision>> refund(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			SlotGroup group, RateLimitScript.Reply admitted, @Nullable Long now) {
+		List<RateLimitCheck> consumed = new ArrayList<>(group.checks.size());
+		for (int i = 0; i < group.checks.size(); i++) {
+			RateLimitCheck check = group.checks.get(i);
+			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
+			consumed.add(new RateLimitCheck(check.policy(), check.subject(), cost, check.shadow()));
+		}
+		return this.script.run(commands, group.keys, consumed, now, admitted.nowMicros())
+			.thenApply(RateLimitScript.Reply::decisions)
+			.toCompletableFuture()
+			.exceptionally((ex) -> {
+				logger.warn("Could not refund a request denied in another cluster slot; its quota stays consumed", ex);
+				return admitted.decisions();
+			});
+	}
+
+	@Override
+	public void reset(RateLimitPolicy policy, String subject) {
+		byte[] key = this.keys.key(policy.name(), subject).getBytes(StandardCharsets.UTF_8);
+		await(commands().del(key).toCompletableFuture());
+	}
+
+	/** Returns the key under which a subject's state of a policy is stored. */
+	public String key(RateLimitPolicy policy, String subject) {
+		return this.keys.key(policy.name(), subject);
+	}
+
+	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
+		try (LettuceConnection connection = (LettuceConnection) this.connectionFactory.getConnection()) {
+			return connection.getNativeConnection();
+		}
+		catch (RuntimeException ex) {
+			throw new RateLimitStoreException("Cannot connect to Redis: " + ex.getMessage(), ex);
+		}
+	}
+
+	private <T> T await(CompletableFuture<T> future) {
+		try {
+			return future.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			future.cancel(false);
+			throw new RateLimitStoreException("Redis did not answer within " + this.commandTimeout, ex);
+		}
+		catch (ExecutionException ex) {
+			throw new RateLimitStoreException("Redis failed: " + ex.getCause().getMessage(), ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RateLimitStoreException("Interrupted while waiting for Redis", ex);
+		}
+	}
+
+	/** The checks of one request that share a hash slot. */
+	private static final class SlotGroup {
+
+		private final List<Integer> indexes;
+
+		private final byte[][] keys;
+
+		private final List<RateLimitCheck> checks;
+
+		SlotGroup(List<Integer> indexes, byte[][] allKeys, List<RateLimitCheck> allChecks) {
+			this.indexes = indexes;
+			this.keys = new byte[indexes.size()][];
+			this.checks = new ArrayList<>(indexes.size());
+			for (int i = 0; i < indexes.size(); i++) {
+				this.keys[i] = allKeys[indexes.get(i)];
+				this.checks.add(allChecks.get(indexes.get(i)));
+			}
+		}
+
+		void place(List<Decision> groupDecisions, Decision[] all) {
+			for (int i = 0; i < this.indexes.size(); i++) {
+				all[this.indexes.get(i)] = groupDecisions.get(i);
+			}
+		}
+
+		/** Places the refunded (inspected) decisions of the checks that had admitted. */
+		void placeAllowed(List<Decision> peeked, List<Decision> original, Decision[] all) {
+			for (int i = 0; i < this.indexes.size(); i++) {
+				if (original.get(i).allowed()) {
+					all[this.indexes.get(i)] = peeked.get(i);
+				}
+			}
+		}
+
+	}
+
+}

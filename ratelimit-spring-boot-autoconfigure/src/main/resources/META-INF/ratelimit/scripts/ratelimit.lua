@@ -1,0 +1,365 @@
+--[[
+ratelimit.lua: evaluates every check of one request atomically, or refunds what a request consumed.
+
+The maths of each algorithm mirrors the Java reference in dev.ratelimit.algorithm; a differential test binds them.
+All times are integer microseconds (exact in Lua's doubles below 2^53; RateLimitPolicy bounds every value).
+
+KEYS[i]   state key of check i, '<prefix>:{<rule>:<subject>}'
+ARGV[1]   now in microseconds, or '' to use redis.call('TIME') (an explicit time is for tests only)
+ARGV[2]   '' to evaluate; to refund, the time (microseconds) at which the refunded request was admitted
+ARGV[3 + 6(i-1) .. 8 + 6(i-1)], per check i:
+          algorithm   1 fixed window, 2 sliding log, 3 sliding counter, 4 token bucket, 5 leaky bucket, 6 GCRA
+          a, b, c     fixed window: period, limit, window offset   | sliding log, counter: period, limit, 0
+                      token bucket, leaky bucket, GCRA: interval (period / limit), capacity, 0
+          cost        units (0 inspects only)
+          shadow      1 when the check may not deny the request, else 0
+
+Evaluate: phase 1 computes every check without writing; the request is allowed when every check with shadow = 0
+allows it. Phase 2 writes only then, and only the checks that allowed (cost > 0). A denied request writes nothing;
+the checks that would have allowed it report their state as if inspected with cost 0.
+Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter }
+          retryAfter is 0 when allowed, -1 when the cost exceeds what the policy can ever admit.
+
+Refund: gives back `cost` of every check, as consumed at ARGV[2] (used when checks in different Redis Cluster slots
+were evaluated separately and another slot denied), then inspects every check with cost 0. Reply: as for evaluate.
+
+State and TTL (every write sets one, no longer than the state matters):
+  GCRA         string integer: theoretical arrival time; TTL until it
+  token bucket string integer: time the bucket is full again; TTL until it
+  leaky bucket string integer: time the bucket is empty again; TTL until it
+  fixed window string 'windowStart count'; TTL until the window ends
+  sliding log  sorted set, one member '<now>:<n>' per unit, scored by its time; TTL until the newest is forgotten
+  counter      string 'windowStart previous current'; TTL until both windows have slid out
+]]
+
+local call = redis.call
+local floor = math.floor
+local ceil = math.ceil
+local max = math.max
+local fmt = string.format
+local find = string.find
+local sub = string.sub
+
+local now
+if ARGV[1] == '' then
+  local t = call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+  now = tonumber(ARGV[1])
+end
+
+local function int(x)
+  return fmt('%d', x)
+end
+
+local function px(micros)
+  return ceil(micros / 1000)
+end
+
+-- Outcomes: allowed, remaining, resetAfter, retryAfter, new value, ttl
+local function allowed(remaining, reset, value, ttl)
+  return 1, max(0, remaining), reset, 0, value, ttl
+end
+
+local function denied(remaining, reset, retry)
+  return 0, max(0, remaining), reset, max(1, retry)
+end
+
+local function never(remaining, reset)
+  return 0, max(0, remaining), reset, -1
+end
+
+local function split2(v)
+  local i = find(v, ' ', 1, true)
+  return tonumber(sub(v, 1, i - 1)), tonumber(sub(v, i + 1))
+end
+
+local function split3(v)
+  local i = find(v, ' ', 1, true)
+  local j = find(v, ' ', i + 1, true)
+  return tonumber(sub(v, 1, i - 1)), tonumber(sub(v, i + 1, j - 1)), tonumber(sub(v, j + 1))
+end
+
+local function gcra(key, interval, capacity, cost)
+  local v = call('GET', key)
+  local tat = now
+  if v then
+    tat = max(tonumber(v), now)
+  end
+  local tolerance = capacity * interval
+  local remainingNow = floor((tolerance - (tat - now)) / interval)
+  if cost > capacity then
+    return never(remainingNow, tat - now)
+  end
+  local ahead = tat + cost * interval - now
+  if ahead > tolerance then
+    return denied(remainingNow, tat - now, ahead - tolerance)
+  end
+  return allowed(floor((tolerance - ahead) / interval), ahead, now + ahead, ahead)
+end
+
+-- The stored 'full at' time F encodes the reference state (tokens, last): F = last + (capacity - tokens) * interval.
+local function tokenBucket(key, interval, capacity, cost)
+  local v = call('GET', key)
+  local tokens, since = capacity, 0
+  if v then
+    local fullIn = tonumber(v) - now
+    if fullIn > 0 then
+      local missing = ceil(fullIn / interval)
+      tokens = capacity - missing
+      since = missing * interval - fullIn
+    end
+  end
+  local function untilFull(t)
+    if t >= capacity then return 0 end
+    return (capacity - t) * interval - since
+  end
+  if cost > capacity then
+    return never(tokens, untilFull(tokens))
+  end
+  if tokens < cost then
+    return denied(tokens, untilFull(tokens), (cost - tokens) * interval - since)
+  end
+  local reset = untilFull(tokens - cost)
+  return allowed(tokens - cost, reset, now + reset, reset)
+end
+
+-- The stored 'empty at' time E encodes the reference state (level, last): E = last + level * interval.
+local function leakyBucket(key, interval, capacity, cost)
+  local v = call('GET', key)
+  local level, since = 0, 0
+  if v then
+    local emptyIn = tonumber(v) - now
+    if emptyIn > 0 then
+      level = ceil(emptyIn / interval)
+      since = level * interval - emptyIn
+    end
+  end
+  local function untilEmpty(l)
+    if l == 0 then return 0 end
+    return l * interval - since
+  end
+  if cost > capacity then
+    return never(capacity - level, untilEmpty(level))
+  end
+  if level + cost > capacity then
+    return denied(capacity - level, untilEmpty(level), (level + cost - capacity) * interval - since)
+  end
+  local reset = untilEmpty(level + cost)
+  return allowed(capacity - level - cost, reset, now + reset, reset)
+end
+
+local function fixedWindow(key, period, limit, offset, cost)
+  local windowStart = floor((now - offset) / period) * period + offset
+  local count = 0
+  local v = call('GET', key)
+  if v then
+    local start, c = split2(v)
+    if start == windowStart then
+      count = c
+    end
+  end
+  local untilEnd = windowStart + period - now
+  if cost > limit then
+    if count > 0 then return never(limit - count, untilEnd) end
+    return never(limit, 0)
+  end
+  if count + cost > limit then
+    return denied(limit - count, untilEnd, untilEnd)
+  end
+  local counted = count + cost
+  local reset = 0
+  if counted > 0 then reset = untilEnd end
+  return allowed(limit - counted, reset, int(windowStart) .. ' ' .. int(counted), untilEnd)
+end
+
+-- Writes nothing; the write phase adds the members. Entries at t are live while t > now - period.
+local function slidingLog(key, period, limit, cost)
+  local live = '(' .. int(now - period)
+  local count = call('ZCOUNT', key, live, '+inf')
+  local untilEmpty = 0
+  if count > 0 then
+    untilEmpty = tonumber(call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) + period - now
+  end
+  if cost > limit then
+    return never(limit - count, untilEmpty)
+  end
+  if count + cost > limit then
+    local blocking = call('ZRANGEBYSCORE', key, live, '+inf', 'WITHSCORES', 'LIMIT', count + cost - limit - 1, 1)
+    return denied(limit - count, untilEmpty, tonumber(blocking[2]) + period - now)
+  end
+  if cost == 0 then
+    return allowed(limit - count, untilEmpty, nil, 0)
+  end
+  local reset = max(untilEmpty, period)
+  return allowed(limit - count - cost, reset, count, reset)
+end
+
+local function weighted(count, overlap, period)
+  return floor(count * overlap / period)
+end
+
+local function firstFit(count, room, period)
+  if count <= room then return 0 end
+  local e = floor(period - (room + 1) * period / count) + 1
+  if e > period then return period end
+  return e
+end
+
+local function slidingCounter(key, period, limit, cost)
+  local windowStart = floor(now / period) * period
+  local previous, current = 0, 0
+  local v = call('GET', key)
+  if v then
+    local start, p, c = split3(v)
+    if start == windowStart then
+      previous, current = p, c
+    elseif start == windowStart - period then
+      previous = c
+    end
+  end
+  local elapsed = now - windowStart
+  local estimate = weighted(previous, period - elapsed, period) + current
+  local function untilEmpty(c)
+    if c > 0 then return windowStart + 2 * period - now end
+    if previous > 0 then return windowStart + period - now end
+    return 0
+  end
+  if cost > limit then
+    return never(limit - estimate, untilEmpty(current))
+  end
+  if estimate + cost > limit then
+    local retry
+    if current + cost <= limit then
+      retry = firstFit(previous, limit - current - cost, period) - elapsed
+    else
+      retry = period - elapsed + firstFit(current, limit - cost, period)
+    end
+    return denied(limit - estimate, untilEmpty(current), retry)
+  end
+  local counted = current + cost
+  local reset = untilEmpty(counted)
+  return allowed(limit - estimate - cost, reset, int(windowStart) .. ' ' .. int(previous) .. ' ' .. int(counted), reset)
+end
+
+local function compute(i, cost)
+  local base = 3 + 6 * (i - 1)
+  local algorithm = tonumber(ARGV[base])
+  local a, b = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
+  local key = KEYS[i]
+  if algorithm == 6 then return gcra(key, a, b, cost) end
+  if algorithm == 4 then return tokenBucket(key, a, b, cost) end
+  if algorithm == 5 then return leakyBucket(key, a, b, cost) end
+  if algorithm == 1 then return fixedWindow(key, a, b, tonumber(ARGV[base + 3]), cost) end
+  if algorithm == 2 then return slidingLog(key, a, b, cost) end
+  if algorithm == 3 then return slidingCounter(key, a, b, cost) end
+  error('ratelimit: unknown algorithm ' .. tostring(ARGV[base]))
+end
+
+local function addLogEntries(key, period, liveCount, cost, ttl)
+  call('ZREMRANGEBYSCORE', key, '-inf', int(now - period))
+  local score = int(now)
+  local args = {}
+  local n = liveCount
+  for _ = 1, cost do
+    repeat
+      n = n + 1
+    until not call('ZSCORE', key, score .. ':' .. n)
+    args[#args + 1] = score
+    args[#args + 1] = score .. ':' .. n
+  end
+  call('ZADD', key, unpack(args))
+  call('PEXPIRE', key, px(ttl))
+end
+
+local function refund(i, admittedAt)
+  local base = 3 + 6 * (i - 1)
+  local algorithm = tonumber(ARGV[base])
+  local a, b = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
+  local cost = tonumber(ARGV[base + 4])
+  local key = KEYS[i]
+  if cost == 0 then return end
+  if algorithm >= 4 then
+    local v = call('GET', key)
+    if v then
+      local at = tonumber(v) - cost * a
+      if at > now then
+        call('SET', key, int(at), 'PX', px(at - now))
+      else
+        call('DEL', key)
+      end
+    end
+  elseif algorithm == 2 then
+    local members = call('ZRANGEBYSCORE', key, int(admittedAt), int(admittedAt), 'LIMIT', 0, cost)
+    if #members > 0 then
+      call('ZREM', key, unpack(members))
+    end
+  else
+    local v = call('GET', key)
+    if not v then return end
+    if algorithm == 1 then
+      local offset = tonumber(ARGV[base + 3])
+      local start, count = split2(v)
+      if start == floor((admittedAt - offset) / a) * a + offset then
+        call('SET', key, int(start) .. ' ' .. int(max(0, count - cost)), 'KEEPTTL')
+      end
+    else
+      local start, previous, current = split3(v)
+      local admittedWindow = floor(admittedAt / a) * a
+      if start == admittedWindow then
+        current = max(0, current - cost)
+      elseif start == admittedWindow + a then
+        previous = max(0, previous - cost)
+      end
+      call('SET', key, int(start) .. ' ' .. int(previous) .. ' ' .. int(current), 'KEEPTTL')
+    end
+  end
+end
+
+local n = #KEYS
+
+if ARGV[2] ~= '' then
+  local admittedAt = tonumber(ARGV[2])
+  local reply = { 1, now }
+  for i = 1, n do
+    refund(i, admittedAt)
+    local ok, remaining, reset, retry = compute(i, 0)
+    local r = 2 + 4 * (i - 1)
+    reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = ok, remaining, reset, retry
+  end
+  return reply
+end
+
+local reply = { 1, now }
+local values, ttls = {}, {}
+local verdict = 1
+for i = 1, n do
+  local base = 3 + 6 * (i - 1)
+  local ok, remaining, reset, retry, value, ttl = compute(i, tonumber(ARGV[base + 4]))
+  local r = 2 + 4 * (i - 1)
+  reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = ok, remaining, reset, retry
+  values[i], ttls[i] = value, ttl
+  if ok == 0 and ARGV[base + 5] == '0' then
+    verdict = 0
+  end
+end
+reply[1] = verdict
+
+for i = 1, n do
+  local r = 2 + 4 * (i - 1)
+  if reply[r + 1] == 1 then
+    local base = 3 + 6 * (i - 1)
+    local cost = tonumber(ARGV[base + 4])
+    if verdict == 0 then
+      local _, remaining, reset = compute(i, 0)
+      reply[r + 2], reply[r + 3] = remaining, reset
+    elseif cost > 0 then
+      if ARGV[base] == '2' then
+        addLogEntries(KEYS[i], tonumber(ARGV[base + 1]), values[i], cost, ttls[i])
+      else
+        call('SET', KEYS[i], type(values[i]) == 'number' and int(values[i]) or values[i], 'PX', px(ttls[i]))
+      end
+    end
+  end
+end
+return reply

@@ -1,0 +1,22 @@
+package dev.ratelimit.test.redis;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Runs the annotated test class (or method) against the JVM-wide shared standalone Redis provided by
+ * {@link RedisStandaloneExtension}, which also resolves test parameters.
+ */
+@Target({ ElementType.TYPE, ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(RedisStandaloneExtension.class)
+public @interface RedisStandaloneTest {
+}

@@ -18,33 +18,33 @@ import io.lettuce.core.cluster.models.partitions.Partitions;
  */
 final class RedisAdmin {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+	private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-    private static RedisClient client;
+	private static RedisClient client;
 
-    private RedisAdmin() {
-    }
+	private RedisAdmin() {
+	}
 
-    /** Runs {@code action} on a fresh connection to {@code uri} (e.g. {@code redis://127.0.0.1:6379}). */
-    static <T> T call(String uri, Function<RedisCommands<String, String>, T> action) {
-        RedisURI redisUri = RedisURI.create(uri);
-        redisUri.setTimeout(TIMEOUT);
-        try (StatefulRedisConnection<String, String> connection = client().connect(redisUri)) {
-            return action.apply(connection.sync());
-        }
-    }
+	/** Runs {@code action} on a fresh connection to {@code uri} (e.g. {@code redis://127.0.0.1:6379}). */
+	static <T> T call(String uri, Function<RedisCommands<String, String>, T> action) {
+		RedisURI redisUri = RedisURI.create(uri);
+		redisUri.setTimeout(TIMEOUT);
+		try (StatefulRedisConnection<String, String> connection = client().connect(redisUri)) {
+			return action.apply(connection.sync());
+		}
+	}
 
-    /** {@code CLUSTER NODES} of the node at {@code uri}, as seen by that node. */
-    static Partitions clusterNodes(String uri) {
-        String nodes = call(uri, RedisCommands::clusterNodes);
-        return ClusterPartitionParser.parse(nodes);
-    }
+	/** {@code CLUSTER NODES} of the node at {@code uri}, as seen by that node. */
+	static Partitions clusterNodes(String uri) {
+		String nodes = call(uri, RedisCommands::clusterNodes);
+		return ClusterPartitionParser.parse(nodes);
+	}
 
-    private static synchronized RedisClient client() {
-        if (client == null) {
-            client = RedisClient.create();
-            client.setOptions(ClientOptions.builder().autoReconnect(false).build());
-        }
-        return client;
-    }
+	private static synchronized RedisClient client() {
+		if (client == null) {
+			client = RedisClient.create();
+			client.setOptions(ClientOptions.builder().autoReconnect(false).build());
+		}
+		return client;
+	}
 }

@@ -26,95 +26,95 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  */
 public class RedisClusterExtension implements BeforeAllCallback, BeforeEachCallback, ParameterResolver {
 
-    /** Env variable with comma-separated {@code host:port} seeds of an existing cluster. */
-    public static final String REDIS_CLUSTER_NODES_ENV = "REDIS_CLUSTER_NODES";
+	/** Env variable with comma-separated {@code host:port} seeds of an existing cluster. */
+	public static final String REDIS_CLUSTER_NODES_ENV = "REDIS_CLUSTER_NODES";
 
-    private static final SharedResource<Shared> SHARED =
-            new SharedResource<>("a Redis Cluster", RedisClusterExtension::provide);
+	private static final SharedResource<Shared> SHARED =
+			new SharedResource<>("a Redis Cluster", RedisClusterExtension::provide);
 
-    /** The shared cluster, started on first use. */
-    public static RedisClusterEndpoint shared() {
-        return SHARED.get().endpoint();
-    }
+	/** The shared cluster, started on first use. */
+	public static RedisClusterEndpoint shared() {
+		return SHARED.get().endpoint();
+	}
 
-    /**
-     * The shared cluster's processes.
-     *
-     * @throws IllegalStateException if the cluster is external ({@value #REDIS_CLUSTER_NODES_ENV})
-     */
-    public static RedisCluster sharedCluster() {
-        Shared shared = SHARED.get();
-        if (shared.cluster() == null) {
-            throw new IllegalStateException("This test needs a Redis Cluster it controls, but " + REDIS_CLUSTER_NODES_ENV
-                    + "=" + shared.endpoint().nodes() + " points to an external cluster");
-        }
-        return shared.cluster();
-    }
+	/**
+	 * The shared cluster's processes.
+	 *
+	 * @throws IllegalStateException if the cluster is external ({@value #REDIS_CLUSTER_NODES_ENV})
+	 */
+	public static RedisCluster sharedCluster() {
+		Shared shared = SHARED.get();
+		if (shared.cluster() == null) {
+			throw new IllegalStateException("This test needs a Redis Cluster it controls, but " + REDIS_CLUSTER_NODES_ENV
+					+ "=" + shared.endpoint().nodes() + " points to an external cluster");
+		}
+		return shared.cluster();
+	}
 
-    @Override
-    public void beforeAll(ExtensionContext context) {
-        SHARED.closeAtEndOfRun(context);
-        SHARED.get();
-    }
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		SHARED.closeAtEndOfRun(context);
+		SHARED.get();
+	}
 
-    @Override
-    public void beforeEach(ExtensionContext context) {
-        SHARED.closeAtEndOfRun(context);
-        RedisCluster cluster = SHARED.get().cluster();
-        if (cluster != null && cluster.hasStoppedNodes()) {
-            cluster.restartStoppedNodes();
-        }
-    }
+	@Override
+	public void beforeEach(ExtensionContext context) {
+		SHARED.closeAtEndOfRun(context);
+		RedisCluster cluster = SHARED.get().cluster();
+		if (cluster != null && cluster.hasStoppedNodes()) {
+			cluster.restartStoppedNodes();
+		}
+	}
 
-    @Override
-    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-        Class<?> type = parameter.getParameter().getType();
-        return type == RedisClusterEndpoint.class || type == RedisCluster.class;
-    }
+	@Override
+	public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+		Class<?> type = parameter.getParameter().getType();
+		return type == RedisClusterEndpoint.class || type == RedisCluster.class;
+	}
 
-    @Override
-    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        SHARED.closeAtEndOfRun(context);
-        try {
-            return parameter.getParameter().getType() == RedisClusterEndpoint.class ? shared() : sharedCluster();
-        }
-        catch (RuntimeException ex) {
-            throw new ParameterResolutionException(ex.getMessage(), ex);
-        }
-    }
+	@Override
+	public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+		SHARED.closeAtEndOfRun(context);
+		try {
+			return parameter.getParameter().getType() == RedisClusterEndpoint.class ? shared() : sharedCluster();
+		}
+		catch (RuntimeException ex) {
+			throw new ParameterResolutionException(ex.getMessage(), ex);
+		}
+	}
 
-    private static Shared provide() {
-        String nodes = System.getenv(REDIS_CLUSTER_NODES_ENV);
-        if (nodes != null && !nodes.isBlank()) {
-            RedisClusterEndpoint endpoint = RedisClusterEndpoint.external(nodes);
-            try {
-                endpoint.seeds().get(0).ping();
-            }
-            catch (RuntimeException ex) {
-                throw new IllegalStateException(REDIS_CLUSTER_NODES_ENV + "=" + nodes + ": first seed does not answer PING: "
-                        + ex, ex);
-            }
-            return new Shared(endpoint, null);
-        }
-        try {
-            RedisCluster cluster = RedisCluster.start();
-            return new Shared(cluster.endpoint(), cluster);
-        }
-        catch (RuntimeException ex) {
-            throw new IllegalStateException("Cannot start a Redis Cluster for the tests. Install redis-server, set "
-                    + RedisBinary.ENV + " to an executable, or set " + REDIS_CLUSTER_NODES_ENV
-                    + " to use a running cluster. Cause: " + ex.getMessage(), ex);
-        }
-    }
+	private static Shared provide() {
+		String nodes = System.getenv(REDIS_CLUSTER_NODES_ENV);
+		if (nodes != null && !nodes.isBlank()) {
+			RedisClusterEndpoint endpoint = RedisClusterEndpoint.external(nodes);
+			try {
+				endpoint.seeds().get(0).ping();
+			}
+			catch (RuntimeException ex) {
+				throw new IllegalStateException(REDIS_CLUSTER_NODES_ENV + "=" + nodes + ": first seed does not answer PING: "
+						+ ex, ex);
+			}
+			return new Shared(endpoint, null);
+		}
+		try {
+			RedisCluster cluster = RedisCluster.start();
+			return new Shared(cluster.endpoint(), cluster);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("Cannot start a Redis Cluster for the tests. Install redis-server, set "
+					+ RedisBinary.ENV + " to an executable, or set " + REDIS_CLUSTER_NODES_ENV
+					+ " to use a running cluster. Cause: " + ex.getMessage(), ex);
+		}
+	}
 
-    /** The shared cluster; {@code cluster} is null when external. */
-    private record Shared(RedisClusterEndpoint endpoint, RedisCluster cluster) implements AutoCloseable {
+	/** The shared cluster; {@code cluster} is null when external. */
+	private record Shared(RedisClusterEndpoint endpoint, RedisCluster cluster) implements AutoCloseable {
 
-        @Override
-        public void close() {
-            if (cluster != null) {
-                cluster.close();
-            }
-        }
-    }
+		@Override
+		public void close() {
+			if (cluster != null) {
+				cluster.close();
+			}
+		}
+	}
 }

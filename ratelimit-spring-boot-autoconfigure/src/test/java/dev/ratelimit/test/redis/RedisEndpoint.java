@@ -15,27 +15,31 @@ import io.lettuce.core.api.sync.RedisCommands;
  */
 public record RedisEndpoint(String host, int port, String uri, boolean external) {
 
-    /** Parses an external server's URI such as {@code redis://host:port} (port defaults to 6379). */
-    public static RedisEndpoint external(String uri) {
-        URI parsed = URI.create(uri.trim());
-        if (parsed.getHost() == null) {
-            throw new IllegalArgumentException("Not a Redis URI (expected redis://host:port): " + uri);
-        }
-        return new RedisEndpoint(parsed.getHost(), parsed.getPort() < 0 ? 6379 : parsed.getPort(), uri.trim(), true);
-    }
+	/**
+	 * Parses an external server's URI such as {@code redis://host:port} ({@code host:port} is
+	 * accepted too; the port defaults to 6379).
+	 */
+	public static RedisEndpoint external(String value) {
+		String uri = value.contains("://") ? value.trim() : "redis://" + value.trim();
+		URI parsed = URI.create(uri);
+		if (parsed.getHost() == null) {
+			throw new IllegalArgumentException("Not a Redis URI (expected redis://host:port): " + value);
+		}
+		return new RedisEndpoint(parsed.getHost(), parsed.getPort() < 0 ? 6379 : parsed.getPort(), uri, true);
+	}
 
-    /** {@code host:port}. */
-    public String hostAndPort() {
-        return host + ":" + port;
-    }
+	/** {@code host:port}. */
+	public String hostAndPort() {
+		return host + ":" + port;
+	}
 
-    /** Sends PING and returns the reply ({@code PONG}). */
-    public String ping() {
-        return RedisAdmin.call(uri, RedisCommands::ping);
-    }
+	/** Sends PING and returns the reply ({@code PONG}). */
+	public String ping() {
+		return RedisAdmin.call(uri, RedisCommands::ping);
+	}
 
-    /** Deletes every key in every database (FLUSHALL), e.g. to start a test from a clean state. */
-    public void flushAll() {
-        RedisAdmin.call(uri, RedisCommands::flushall);
-    }
+	/** Deletes every key in every database (FLUSHALL), e.g. to start a test from a clean state. */
+	public void flushAll() {
+		RedisAdmin.call(uri, RedisCommands::flushall);
+	}
 }

@@ -1,0 +1,94 @@
+package dev.ratelimit.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.test.redis.RedisServerProcess;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Measures Redis memory per limited subject for every algorithm: {@code MEMORY USAGE} of one key written by one
+ * request of a 16-character subject under rule {@code api} with prefix {@code rl}, and the {@code used_memory} delta
+ * of 100,000 such keys divided by their number. Starts its own redis-server (the one on PATH, else the embedded
+ * one) and prints a Markdown table.
+ */
+public final class MemoryPerKey {
+
+	private static final int KEYS = 100_000;
+
+	private MemoryPerKey() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		try (RedisServerProcess server = RedisServerProcess.start()) {
+			RedisClient client = RedisClient.create(server.uri());
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(server.host(), server.port()));
+			factory.afterPropertiesSet();
+			factory.start();
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				RedisCommands<String, String> redis = connection.sync();
+				String version = redis.info("server").lines()
+					.filter((line) -> line.startsWith("redis_version:"))
+					.findFirst()
+					.orElse("redis_version:?")
+					.substring("redis_version:".length());
+				System.out.println("Redis " + version.strip() + " (" + server.binary().source() + "), key `rl:{api:<16 chars>}`,"
+						+ " 100 per day (so no key expires during the run), one request of cost 1 per key.");
+				System.out.println();
+				System.out.println("| algorithm | MEMORY USAGE of one key (bytes) | used_memory delta per key over 100k keys (bytes) |");
+				System.out.println("| --- | ---: | ---: |");
+				RedisRateLimitStore store = new RedisRateLimitStore(factory, "rl", Duration.ofSeconds(30));
+				for (Algorithm algorithm : Algorithm.values()) {
+					redis.flushall();
+					RateLimitPolicy policy = RateLimitPolicy.of("api", algorithm, 100, Duration.ofDays(1));
+					store.evaluate(List.of(RateLimitCheck.of(policy, subject(0))));
+					Long usage = redis.memoryUsage(store.key(policy, subject(0)));
+					redis.flushall();
+					long before = usedMemory(redis);
+					List<CompletableFuture<?>> pending = new ArrayList<>();
+					for (int i = 0; i < KEYS; i++) {
+						pending.add(store.evaluateAsync(List.of(RateLimitCheck.of(policy, subject(i)))));
+						if (pending.size() == 1_000) {
+							CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
+							pending.clear();
+						}
+					}
+					CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
+					long perKey = (usedMemory(redis) - before) / KEYS;
+					System.out.printf(Locale.ROOT, "| %s | %d | %d |%n", algorithm.configName(), usage, perKey);
+				}
+			}
+			finally {
+				factory.destroy();
+				client.shutdown();
+			}
+		}
+	}
+
+	/** Returns a 16-character subject, e.g. {@code user-00000000042}. */
+	private static String subject(int i) {
+		return String.format(Locale.ROOT, "user-%011d", i);
+	}
+
+	private static long usedMemory(RedisCommands<String, String> redis) {
+		return redis.info("memory").lines()
+			.filter((line) -> line.startsWith("used_memory:"))
+			.mapToLong((line) -> Long.parseLong(line.substring("used_memory:".length()).strip()))
+			.findFirst()
+			.orElseThrow();
+	}
+
+}

@@ -1,0 +1,177 @@
+package dev.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.test.MutableClock;
+import dev.ratelimit.test.redis.LettuceFactories;
+import dev.ratelimit.test.redis.RedisEndpoint;
+import dev.ratelimit.test.redis.RedisStandaloneTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Binds the Lua script to the Java reference: the same random sequences of (time, subject, cost) must give identical
+ * decisions (allowed, remaining, retryAfter, resetAfter) from the reference maths (through the local store) and from
+ * the script with an explicit {@code now}.
+ * <p>
+ * Operations per algorithm: system property {@code ratelimit.differential.operations} (default 100,000); the seed:
+ * {@code ratelimit.differential.seed} (default: random, printed on failure). Requests are pipelined in batches on one
+ * connection, which Redis executes in order.
+ */
+@RedisStandaloneTest
+class LuaDifferentialIntegrationTests {
+
+	private static final int OPERATIONS = Integer.getInteger("ratelimit.differential.operations", 100_000);
+
+	private static final int BATCH = 2_000;
+
+	private static LettuceConnectionFactory factory;
+
+	@BeforeAll
+	static void connect(RedisEndpoint redis) {
+		factory = LettuceFactories.standalone(redis);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		factory.destroy();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void scriptMatchesReference(Algorithm algorithm) {
+		long seed = seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			policies.add(randomPolicy(random, algorithm, "d" + i));
+		}
+		run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed), (r) -> {
+			RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
+			return List.of(new RateLimitCheck(policy, "s" + r.nextInt(4), randomCost(r, policy), false));
+		});
+	}
+
+	@Test
+	void scriptMatchesReferenceForRequestsOfSeveralChecks() {
+		long seed = seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			policies.add(randomPolicy(random, algorithm, "m" + algorithm.scriptId()));
+		}
+		run(random, seed, "multi-" + Long.toHexString(seed), (r) -> {
+			int checks = 1 + r.nextInt(3);
+			List<RateLimitCheck> request = new ArrayList<>();
+			List<Integer> used = new ArrayList<>();
+			while (request.size() < checks) {
+				int index = r.nextInt(policies.size());
+				if (!used.contains(index)) {
+					used.add(index);
+					RateLimitPolicy policy = policies.get(index);
+					request.add(new RateLimitCheck(policy, "s" + r.nextInt(3), randomCost(r, policy), r.nextInt(5) == 0));
+				}
+			}
+			return request;
+		});
+	}
+
+	private void run(SplittableRandom random, long seed, String prefix, RequestGenerator requests) {
+		MutableClock clock = MutableClock.atRealisticEpoch();
+		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
+		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock);
+		RedisRateLimitStore lua = new RedisRateLimitStore(factory, prefix, Duration.ofSeconds(30), clock::micros);
+		int done = 0;
+		while (done < OPERATIONS) {
+			List<List<RateLimitCheck>> batch = new ArrayList<>();
+			List<Long> times = new ArrayList<>();
+			List<List<Decision>> expected = new ArrayList<>();
+			List<CompletableFuture<List<Decision>>> actual = new ArrayList<>();
+			for (int i = 0; i < BATCH && done < OPERATIONS; i++, done++) {
+				clock.advanceMicros(randomStep(random));
+				List<RateLimitCheck> request = requests.next(random);
+				batch.add(request);
+				times.add(clock.micros());
+				expected.add(reference.evaluate(request));
+				actual.add(lua.evaluateAsync(request));
+			}
+			for (int i = 0; i < batch.size(); i++) {
+				assertThat(actual.get(i).join())
+					.as("seed %d, operation %d at %d µs: %s", seed, done - batch.size() + i, times.get(i), batch.get(i))
+					.isEqualTo(expected.get(i));
+			}
+		}
+	}
+
+	private static long seed() {
+		String configured = System.getProperty("ratelimit.differential.seed");
+		return (configured != null) ? Long.parseLong(configured) : new SplittableRandom().nextLong();
+	}
+
+	/** Mostly short steps, sometimes none (a burst in one microsecond), sometimes an idle gap of minutes to days. */
+	private static long randomStep(SplittableRandom random) {
+		int kind = random.nextInt(100);
+		if (kind < 20) {
+			return 0;
+		}
+		if (kind < 85) {
+			return random.nextLong(1, 200_000);
+		}
+		if (kind < 98) {
+			return random.nextLong(200_000, 20_000_000);
+		}
+		return random.nextLong(20_000_000, 200_000_000_000L);
+	}
+
+	private static long randomCost(SplittableRandom random, RateLimitPolicy policy) {
+		int kind = random.nextInt(100);
+		if (kind < 70) {
+			return 1;
+		}
+		if (kind < 75) {
+			return 0;
+		}
+		if (kind < 97) {
+			return random.nextLong(1, policy.capacity() + 1);
+		}
+		return policy.capacity() + random.nextLong(1, 5);
+	}
+
+	private static RateLimitPolicy randomPolicy(SplittableRandom random, Algorithm algorithm, String name) {
+		long[] periods = { 1_000, 7_777, 100_000, 1_000_000, 3_000_000, 60_000_000, 3_600_000_000L };
+		long periodMicros = periods[random.nextInt(periods.length)];
+		long limit = random.nextLong(1, 40);
+		RateLimitPolicy policy = RateLimitPolicy.of(name, algorithm, limit, Duration.ofNanos(periodMicros * 1_000));
+		if (algorithm.usesBurst() && random.nextBoolean()) {
+			policy = policy.withBurst(random.nextLong(1, 60));
+		}
+		if (algorithm == Algorithm.FIXED_WINDOW && random.nextBoolean()) {
+			policy = policy.withSpreadWindows(true);
+		}
+		return policy;
+	}
+
+	@FunctionalInterface
+	private interface RequestGenerator {
+
+		List<RateLimitCheck> next(SplittableRandom random);
+
+	}
+
+}

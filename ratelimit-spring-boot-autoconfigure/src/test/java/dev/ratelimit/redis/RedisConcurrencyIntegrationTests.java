@@ -1,0 +1,108 @@
+package dev.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.test.MutableClock;
+import dev.ratelimit.test.redis.LettuceFactories;
+import dev.ratelimit.test.redis.RedisEndpoint;
+import dev.ratelimit.test.redis.RedisStandaloneTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * 64 threads over two separate Redis connections hammer one key: an exact algorithm admits exactly its limit, never
+ * one more. Time is held still (explicit {@code now}) so that nothing refills during the race.
+ */
+@RedisStandaloneTest
+class RedisConcurrencyIntegrationTests {
+
+	private static final int THREADS = 64;
+
+	private static final int ATTEMPTS_PER_THREAD = 40;
+
+	private static final long LIMIT = 500;
+
+	private static LettuceConnectionFactory first;
+
+	private static LettuceConnectionFactory second;
+
+	@BeforeAll
+	static void connect(RedisEndpoint redis) {
+		first = LettuceFactories.standalone(redis);
+		second = LettuceFactories.standalone(redis);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		first.destroy();
+		second.destroy();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void manyClientsOnOneKeyAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
+		MutableClock clock = MutableClock.atRealisticEpoch();
+		RateLimitStore one = new RedisRateLimitStore(first, "rl-race", Duration.ofSeconds(10), clock::micros);
+		RateLimitStore two = new RedisRateLimitStore(second, "rl-race", Duration.ofSeconds(10), clock::micros);
+		assertThat(race(algorithm, one, two)).isEqualTo(LIMIT);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void manyThreadsOnTheLocalStoreAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
+		RateLimitStore local = new LocalRateLimitStore(1_000, MutableClock.atRealisticEpoch());
+		assertThat(race(algorithm, local, local)).isEqualTo(LIMIT);
+	}
+
+	/** Returns how many of {@code THREADS * ATTEMPTS_PER_THREAD} attempts were admitted. */
+	private static long race(Algorithm algorithm, RateLimitStore one, RateLimitStore two) throws Exception {
+		RateLimitPolicy policy = RateLimitPolicy.of("race", algorithm, LIMIT, Duration.ofHours(1));
+		String subject = UUID.randomUUID().toString();
+		AtomicInteger admitted = new AtomicInteger();
+		CountDownLatch start = new CountDownLatch(1);
+		ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+		try {
+			List<Future<?>> workers = new ArrayList<>();
+			for (int t = 0; t < THREADS; t++) {
+				RateLimitStore store = (t % 2 == 0) ? one : two;
+				workers.add(pool.submit(() -> {
+					start.await();
+					for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+						if (store.evaluate(List.of(RateLimitCheck.of(policy, subject))).get(0).allowed()) {
+							admitted.incrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> worker : workers) {
+				worker.get();
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		return admitted.get();
+	}
+
+}

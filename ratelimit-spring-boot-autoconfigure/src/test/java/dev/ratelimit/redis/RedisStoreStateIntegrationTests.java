@@ -1,0 +1,149 @@
+package dev.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.test.redis.LettuceFactories;
+import dev.ratelimit.test.redis.RedisEndpoint;
+import dev.ratelimit.test.redis.RedisStandaloneTest;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the Redis store leaves in Redis, read back from Redis itself: nothing written by a denied request, a TTL on
+ * every key, bounded key length. These tests run on Redis's own clock ({@code TIME}), as in production.
+ */
+@RedisStandaloneTest
+class RedisStoreStateIntegrationTests {
+
+	private static LettuceConnectionFactory factory;
+
+	private static RedisClient client;
+
+	private static StatefulRedisConnection<byte[], byte[]> connection;
+
+	private static RedisCommands<byte[], byte[]> redis;
+
+	private final String prefix = "st" + UUID.randomUUID().toString().substring(0, 8);
+
+	private final RedisRateLimitStore store = new RedisRateLimitStore(factory, this.prefix, Duration.ofSeconds(5));
+
+	@BeforeAll
+	static void connect(RedisEndpoint endpoint) {
+		factory = LettuceFactories.standalone(endpoint);
+		client = RedisClient.create(endpoint.uri());
+		connection = client.connect(ByteArrayCodec.INSTANCE);
+		redis = connection.sync();
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connection.close();
+		client.shutdown();
+		factory.destroy();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void requestDeniedBySecondCheckLeavesFirstCheckStateByteForByteUnchanged(Algorithm algorithm) {
+		RateLimitPolicy first = RateLimitPolicy.of("first", algorithm, 10, Duration.ofMinutes(10));
+		RateLimitPolicy second = RateLimitPolicy.of("second", Algorithm.GCRA, 1, Duration.ofMinutes(10));
+		String subject = "user-42";
+		List<RateLimitCheck> request = List.of(RateLimitCheck.of(first, subject, 2), RateLimitCheck.of(second, subject));
+		assertThat(this.store.evaluate(request)).allMatch(Decision::allowed);
+		byte[] key = key(first, subject);
+		byte[] before = redis.dump(key);
+		long ttlBefore = redis.pttl(key);
+		assertThat(before).isNotNull();
+
+		List<Decision> denied = this.store.evaluate(request);
+
+		assertThat(denied.get(1).allowed()).isFalse();
+		assertThat(redis.dump(key)).isEqualTo(before);
+		long ttlAfter = redis.pttl(key);
+		assertThat(ttlAfter).as("TTL not rewritten").isLessThanOrEqualTo(ttlBefore).isGreaterThan(ttlBefore - 1_000);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void everyWrittenKeyHasTtlNoLongerThanTheAlgorithmNeeds(Algorithm algorithm) {
+		Duration period = Duration.ofSeconds(90);
+		RateLimitPolicy policy = RateLimitPolicy.of("ttl", algorithm, 30, period);
+		for (int subject = 0; subject < 5; subject++) {
+			this.store.evaluate(List.of(RateLimitCheck.of(policy, "s" + subject, 1 + subject)));
+		}
+		List<byte[]> keys = keysWithPrefix();
+		assertThat(keys).hasSize(5);
+		long bound = switch (algorithm) {
+			case FIXED_WINDOW, SLIDING_WINDOW_LOG -> period.toMillis();
+			case SLIDING_WINDOW_COUNTER -> 2 * period.toMillis();
+			// a bucket is back to "no state" after cost * interval: at most 5 units of 3 s here
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> 5 * policy.intervalMicros() / 1_000;
+		};
+		for (byte[] key : keys) {
+			assertThat(redis.pttl(key)).as(new String(key)).isPositive().isLessThanOrEqualTo(bound);
+		}
+	}
+
+	@Test
+	void hugeOrHostileSubjectsGiveBoundedKeys() {
+		RateLimitPolicy policy = RateLimitPolicy.of("rule-with-a-name-of-32-characters".substring(0, 32),
+				Algorithm.GCRA, 5, Duration.ofMinutes(1));
+		RedisRateLimitStore longPrefix = new RedisRateLimitStore(factory, "p".repeat(RedisKeys.MAX_PREFIX),
+				Duration.ofSeconds(5));
+		List<String> subjects = List.of("x".repeat(10 * 1024), "{slot}\r\n*3\r\n$3\r\nDEL", "ä".repeat(40), " ",
+				"a".repeat(65));
+		for (String subject : subjects) {
+			String key = longPrefix.key(policy, subject);
+			assertThat(key.getBytes()).as(key).hasSizeLessThanOrEqualTo(128);
+			assertThat(key).matches("p+:\\{[A-Za-z0-9._-]+:[A-Za-z0-9._:@~-]+\\}");
+			assertThat(longPrefix.evaluate(List.of(RateLimitCheck.of(policy, subject))).get(0).allowed()).isTrue();
+			assertThat(redis.exists(key.getBytes())).isEqualTo(1);
+		}
+		assertThat(this.store.key(policy, "10.0.0.1")).isEqualTo(this.prefix + ":{" + policy.name() + ":10.0.0.1}");
+	}
+
+	@Test
+	void scriptIsLoadedAgainAfterRedisForgetsIt() {
+		RateLimitPolicy policy = RateLimitPolicy.of("reload", Algorithm.GCRA, 5, Duration.ofMinutes(1));
+		assertThat(this.store.evaluate(List.of(RateLimitCheck.of(policy, "a"))).get(0).remaining()).isEqualTo(4);
+		redis.scriptFlush();
+		assertThat(this.store.evaluate(List.of(RateLimitCheck.of(policy, "a"))).get(0).remaining()).isEqualTo(3);
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
+	void bucketStateFitsInSeventyTwoBytesPerKey(Algorithm algorithm) {
+		RedisRateLimitStore defaultPrefix = new RedisRateLimitStore(factory, "rl", Duration.ofSeconds(5));
+		RateLimitPolicy policy = RateLimitPolicy.of("api", algorithm, 100, Duration.ofDays(1));
+		String subject = UUID.randomUUID().toString().substring(0, 16);
+		defaultPrefix.evaluate(List.of(RateLimitCheck.of(policy, subject)));
+		assertThat(redis.memoryUsage(defaultPrefix.key(policy, subject).getBytes())).isLessThanOrEqualTo(72);
+	}
+
+	private byte[] key(RateLimitPolicy policy, String subject) {
+		return this.store.key(policy, subject).getBytes();
+	}
+
+	private List<byte[]> keysWithPrefix() {
+		return redis.scan(ScanArgs.Builder.matches(this.prefix + ":*").limit(10_000)).getKeys();
+	}
+
+}

@@ -22,7 +22,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Measures Redis memory per limited subject for every algorithm: {@code MEMORY USAGE} of one key written by one
  * request of a 16-character subject under rule {@code api} with prefix {@code rl}, and the {@code used_memory} delta
  * of 100,000 such keys divided by their number. Starts its own redis-server (the one on PATH, else the embedded
- * one) and prints a Markdown table.
+ * one). {@link #main} prints a Markdown table.
  */
 public final class MemoryPerKey {
 
@@ -32,6 +32,11 @@ public final class MemoryPerKey {
 	}
 
 	public static void main(String[] args) throws Exception {
+		System.out.print(measure().markdown());
+	}
+
+	/** Measures every algorithm on a fresh redis-server. */
+	public static Result measure() {
 		try (RedisServerProcess server = RedisServerProcess.start()) {
 			RedisClient client = RedisClient.create(server.uri());
 			LettuceConnectionFactory factory = new LettuceConnectionFactory(
@@ -44,12 +49,9 @@ public final class MemoryPerKey {
 					.filter((line) -> line.startsWith("redis_version:"))
 					.findFirst()
 					.orElse("redis_version:?")
-					.substring("redis_version:".length());
-				System.out.println("Redis " + version.strip() + " (" + server.binary().source() + "), key `rl:{api:<16 chars>}`,"
-						+ " 100 per day (so no key expires during the run), one request of cost 1 per key.");
-				System.out.println();
-				System.out.println("| algorithm | MEMORY USAGE of one key (bytes) | used_memory delta per key over 100k keys (bytes) |");
-				System.out.println("| --- | ---: | ---: |");
+					.substring("redis_version:".length())
+					.strip();
+				List<Row> rows = new ArrayList<>();
 				RedisRateLimitStore store = new RedisRateLimitStore(factory, "rl", Duration.ofSeconds(30));
 				for (Algorithm algorithm : Algorithm.values()) {
 					redis.flushall();
@@ -68,8 +70,9 @@ public final class MemoryPerKey {
 					}
 					CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
 					long perKey = (usedMemory(redis) - before) / KEYS;
-					System.out.printf(Locale.ROOT, "| %s | %d | %d |%n", algorithm.configName(), usage, perKey);
+					rows.add(new Row(algorithm.configName(), usage, perKey));
 				}
+				return new Result(version, server.binary().source().toString(), rows);
 			}
 			finally {
 				factory.destroy();
@@ -89,6 +92,47 @@ public final class MemoryPerKey {
 			.mapToLong((line) -> Long.parseLong(line.substring("used_memory:".length()).strip()))
 			.findFirst()
 			.orElseThrow();
+	}
+
+	/**
+	 * The memory of every algorithm.
+	 *
+	 * @param redisVersion the server version
+	 * @param redisSource where the server binary came from ({@code PATH}, {@code EMBEDDED}, ...)
+	 * @param rows one row per algorithm
+	 */
+	public record Result(String redisVersion, String redisSource, List<Row> rows) {
+
+		/** Returns the Markdown description line and table. */
+		public String markdown() {
+			StringBuilder out = new StringBuilder();
+			out.append("Redis ").append(this.redisVersion).append(" (").append(this.redisSource)
+				.append("), key `rl:{api:<16 chars>}`, 100 per day (so no key expires during the run),"
+						+ " one request of cost 1 per key.\n\n");
+			out.append("| algorithm | MEMORY USAGE of one key (bytes) | used_memory delta per key over 100k keys (bytes) |\n");
+			out.append("| --- | ---: | ---: |\n");
+			for (Row row : this.rows) {
+				out.append(String.format(Locale.ROOT, "| %s | %d | %d |%n", row.algorithm(), row.memoryUsage(),
+						row.usedMemoryPerKey()));
+			}
+			return out.toString();
+		}
+
+		/** Returns the row of an algorithm by its configuration name. */
+		public Row row(String algorithm) {
+			return this.rows.stream().filter((row) -> row.algorithm().equals(algorithm)).findFirst().orElseThrow();
+		}
+
+	}
+
+	/**
+	 * One algorithm's memory.
+	 *
+	 * @param algorithm the algorithm's configuration name
+	 * @param memoryUsage {@code MEMORY USAGE} of one key, in bytes
+	 * @param usedMemoryPerKey growth of {@code used_memory} per key over 100,000 keys, in bytes
+	 */
+	public record Row(String algorithm, long memoryUsage, long usedMemoryPerKey) {
 	}
 
 }

@@ -1,0 +1,166 @@
+package dev.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import dev.ratelimit.benchmarks.contenders.Scripts;
+import dev.ratelimit.benchmarks.load.RedisProbe;
+
+/**
+ * The Redis ceiling: {@code redis-benchmark} (C, no JVM) sending {@code EVALSHA} of a rate-limiting script from 64
+ * connections over 10,000 keys, without and with pipelining (16 commands in flight per connection). The minimal GCRA
+ * script bounds what any one-script limiter can get from this Redis; this project's {@code ratelimit.lua} with one
+ * GCRA check shows what its script costs Redis. Redis's own {@code usec_per_call} is the execution time of one call
+ * without networking.
+ */
+public final class RedisCeiling {
+
+	/** Connections, as the 64 threads of the throughput benchmark. */
+	public static final int CONNECTIONS = 64;
+
+	/** Commands in flight per connection when pipelining. */
+	public static final int PIPELINE = 16;
+
+	private static final int KEYS = 10_000;
+
+	private final String host;
+
+	private final int port;
+
+	private final RedisProbe probe;
+
+	private final double seconds;
+
+	/**
+	 * @param host the Redis host
+	 * @param port the Redis port
+	 * @param probe the side connection to that Redis
+	 * @param seconds the approximate duration of each measured run
+	 */
+	public RedisCeiling(String host, int port, RedisProbe probe, double seconds) {
+		this.host = host;
+		this.port = port;
+		this.probe = probe;
+		this.seconds = seconds;
+	}
+
+	/** Returns the {@code redis-benchmark} executable: on the PATH, else next to the given {@code redis-server}. */
+	public static Path locate(Path redisServer) {
+		for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+			Path candidate = Path.of(dir, "redis-benchmark");
+			if (Files.isExecutable(candidate)) {
+				return candidate;
+			}
+		}
+		Path sibling = redisServer.resolveSibling("redis-benchmark");
+		if (Files.isExecutable(sibling)) {
+			return sibling;
+		}
+		throw new IllegalStateException("redis-benchmark is neither on the PATH nor next to " + redisServer);
+	}
+
+	/** Measures both scripts with and without pipelining. */
+	public List<Row> run(Path redisBenchmark) {
+		String minimal = this.probe.scriptLoad(Scripts.load(Scripts.MINIMAL_GCRA));
+		String ours = this.probe.scriptLoad(Scripts.load(Scripts.RATELIMIT));
+		List<Script> scripts = List.of(
+				new Script("minimal GCRA (gcra-minimal.lua)", List.of("EVALSHA", minimal, "1", "ideal:{api:__rand_int__}",
+						"1", "1000000")),
+				new Script("ratelimit.lua, 1 GCRA check", List.of("EVALSHA", ours, "1", "rl:{api:__rand_int__}", "", "",
+						"6", "1", "1000000", "0", "1", "0")));
+		List<Row> rows = new ArrayList<>();
+		for (int pipeline : new int[] { 1, PIPELINE }) {
+			for (Script script : scripts) {
+				this.probe.flushAll();
+				Csv estimate = benchmark(redisBenchmark, script, pipeline, (pipeline == 1) ? 20_000 : 100_000);
+				long requests = Math.max(50_000, Math.min(20_000_000, Math.round(estimate.rps() * this.seconds)));
+				this.probe.resetStats();
+				Csv measured = benchmark(redisBenchmark, script, pipeline, requests);
+				double micros = this.probe.microsPerCall("evalsha");
+				rows.add(new Row(script.name(), pipeline, requests, measured.rps(), measured.p50Millis(),
+						measured.p99Millis(), micros, command(script, pipeline, requests, true)));
+				System.err.printf(Locale.ROOT, "ceiling: %s -P %d: %,.0f/s, Redis %.2f us per call%n", script.name(),
+						pipeline, measured.rps(), micros);
+			}
+		}
+		return rows;
+	}
+
+	private Csv benchmark(Path executable, Script script, int pipeline, long requests) {
+		List<String> command = new ArrayList<>();
+		command.add(executable.toString());
+		command.addAll(List.of("-h", this.host, "-p", String.valueOf(this.port)));
+		command.addAll(command(script, pipeline, requests, false));
+		try {
+			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			if (process.waitFor() != 0) {
+				throw new IllegalStateException("redis-benchmark failed: " + output);
+			}
+			for (String line : output.split("\r?\n")) {
+				if (line.startsWith("\"EVALSHA")) {
+					String[] fields = line.split("\",\"");
+					return new Csv(Double.parseDouble(fields[1]), Double.parseDouble(fields[4]),
+							Double.parseDouble(fields[6]));
+				}
+			}
+			throw new IllegalStateException("No result in redis-benchmark's output: " + output);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Returns the arguments after host and port; {@code display} quotes them for a shell. */
+	private static List<String> command(Script script, int pipeline, long requests, boolean display) {
+		List<String> args = new ArrayList<>(List.of("-c", String.valueOf(CONNECTIONS), "-n", String.valueOf(requests),
+				"-r", String.valueOf(KEYS)));
+		if (pipeline > 1) {
+			args.addAll(List.of("-P", String.valueOf(pipeline)));
+		}
+		args.add("--csv");
+		for (String arg : script.command()) {
+			args.add((display && (arg.isEmpty() || arg.contains("{"))) ? "'" + arg + "'" : arg);
+		}
+		return args;
+	}
+
+	private record Script(String name, List<String> command) {
+	}
+
+	private record Csv(double rps, double p50Millis, double p99Millis) {
+	}
+
+	/**
+	 * One redis-benchmark run.
+	 *
+	 * @param script which script
+	 * @param pipeline commands in flight per connection
+	 * @param requests requests sent
+	 * @param perSecond script calls per second
+	 * @param p50Millis median latency seen by redis-benchmark, in milliseconds
+	 * @param p99Millis 99th percentile latency, in milliseconds
+	 * @param redisMicrosPerCall Redis's execution time of one call ({@code usec_per_call}), in microseconds
+	 * @param arguments the redis-benchmark arguments after {@code -h} and {@code -p}, quoted for a shell
+	 */
+	public record Row(String script, int pipeline, long requests, double perSecond, double p50Millis,
+			double p99Millis, double redisMicrosPerCall, List<String> arguments) {
+
+		/** Returns the command line that reproduces this row, given the script's SHA is loaded. */
+		public String commandLine() {
+			return "redis-benchmark -p <port> " + String.join(" ", this.arguments);
+		}
+
+	}
+
+}

@@ -1,0 +1,76 @@
+package dev.ratelimit.benchmarks.contenders;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.redis.RedisRateLimitStore;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * This project's limiter as an application uses it: {@link StoreRateLimiter} over {@link RedisRateLimitStore} on a
+ * default {@link LettuceConnectionFactory} (one shared native connection), GCRA policies. Each request builds its
+ * {@link RateLimitCheck}s from the subject and calls {@link RateLimiter#evaluate}, which sends all checks in one
+ * {@code EVALSHA} of {@code ratelimit.lua} and returns a full {@code Verdict} (remaining, reset and retry-after per
+ * check).
+ */
+public final class OurContender implements Contender {
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final RateLimiter limiter;
+
+	public OurContender(String host, int port) {
+		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(this.connectionFactory, "rl", Blocking.TIMEOUT));
+	}
+
+	@Override
+	public String id() {
+		return "ours";
+	}
+
+	@Override
+	public String label() {
+		return "ratelimit (this project)";
+	}
+
+	@Override
+	public String method(int rules) {
+		return (rules == 1) ? "1 EVALSHA of ratelimit.lua"
+				: "1 EVALSHA of ratelimit.lua with " + rules + " checks (all or nothing)";
+	}
+
+	@Override
+	public Requests prepare(List<Rule> rules, String[] subjects) {
+		List<RateLimitPolicy> policies = rules.stream()
+			.map((rule) -> RateLimitPolicy.of(rule.name(), Algorithm.GCRA, rule.perSecond(), Duration.ofSeconds(1)))
+			.toList();
+		if (policies.size() == 1) {
+			RateLimitPolicy policy = policies.get(0);
+			return (subject) -> this.limiter.evaluate(RateLimitCheck.of(policy, subjects[subject])).allowed();
+		}
+		return (subject) -> {
+			List<RateLimitCheck> checks = new ArrayList<>(policies.size());
+			for (RateLimitPolicy policy : policies) {
+				checks.add(RateLimitCheck.of(policy, subjects[subject]));
+			}
+			return this.limiter.evaluate(checks).allowed();
+		};
+	}
+
+	@Override
+	public void close() {
+		this.connectionFactory.destroy();
+	}
+
+}

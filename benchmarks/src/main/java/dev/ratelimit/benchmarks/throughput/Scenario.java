@@ -1,0 +1,94 @@
+package dev.ratelimit.benchmarks.throughput;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import dev.ratelimit.benchmarks.contenders.Contender;
+import dev.ratelimit.benchmarks.contenders.Rule;
+
+/**
+ * One situation every contender is measured in: how many threads send requests, over how many subjects, checked
+ * against which rules.
+ *
+ * @param id name on the command line, e.g. {@code hot-key}
+ * @param title heading in the report
+ * @param question what the scenario shows
+ * @param threads load threads
+ * @param subjects distinct subjects (keys per rule); requests pick one uniformly at random
+ * @param rules rules each request is checked against
+ * @param oneRuleReference whether to also measure this project's limiter with only the first rule, interleaved with
+ * the others, as the reference of the rules-per-request ratio
+ */
+public record Scenario(String id, String title, String question, int threads, int subjects, List<Rule> rules,
+		boolean oneRuleReference) {
+
+	/** The limit of the scenarios that should admit: high enough that no request is denied. */
+	public static final long ADMIT_ALL = 1_000_000;
+
+	/** The limit of the hot key: realistic for one client, so nearly every request is denied. */
+	public static final long HOT_KEY_LIMIT = 100;
+
+	private static final int MANY = 10_000;
+
+	/** Returns the scenarios, in the order they run. */
+	public static List<Scenario> all() {
+		Rule api = new Rule("api", ADMIT_ALL);
+		return List.of(
+				new Scenario("one-thread", "1 thread, 10k keys",
+						"the latency of one decision when nothing else runs: the round trip plus each client's own work",
+						1, MANY, List.of(api), false),
+				new Scenario("many-keys", "64 threads, 10k keys",
+						"throughput under concurrency when every request is admitted (each key sees little contention)",
+						64, MANY, List.of(api), false),
+				new Scenario("hot-key", "64 threads, one hot key",
+						"one abusive client: every thread hits one key limited to " + HOT_KEY_LIMIT
+								+ " per second, so almost every request is denied",
+						64, 1, List.of(new Rule("api", HOT_KEY_LIMIT)), false),
+				new Scenario("three-rules", "3 rules per request, 64 threads, 10k keys",
+						"a request checked against three rules (e.g. per IP, per user, per tenant), all admitting",
+						64, MANY, List.of(new Rule("api-ip", ADMIT_ALL), new Rule("api-user", ADMIT_ALL),
+								new Rule("api-tenant", ADMIT_ALL)),
+						true));
+	}
+
+	/** Returns the subjects, 16 characters each (e.g. {@code user-00000000042}). */
+	public String[] subjectNames() {
+		String[] names = new String[this.subjects];
+		for (int i = 0; i < this.subjects; i++) {
+			names[i] = String.format(Locale.ROOT, "user-%011d", i);
+		}
+		return names;
+	}
+
+	/** Returns what to measure: every contender with the scenario's rules, and the one-rule reference if any. */
+	public List<Entry> entries(List<Contender> contenders) {
+		List<Entry> entries = new ArrayList<>();
+		for (Contender contender : contenders) {
+			entries.add(new Entry(contender.id(), contender.label(), contender, this.rules));
+			if (this.oneRuleReference && contender.id().equals("ours")) {
+				entries.add(new Entry("ours-1-rule", contender.label() + ", 1 rule (reference)", contender,
+						this.rules.subList(0, 1)));
+			}
+		}
+		return entries;
+	}
+
+	/**
+	 * One contender with the rules it is measured with.
+	 *
+	 * @param id identifier in the results, e.g. {@code ours} or {@code ours-1-rule}
+	 * @param label name in tables
+	 * @param contender the contender
+	 * @param rules the rules each request is checked against
+	 */
+	public record Entry(String id, String label, Contender contender, List<Rule> rules) {
+
+		/** Returns what one decision costs this entry. */
+		public String method() {
+			return this.contender.method(this.rules.size());
+		}
+
+	}
+
+}

@@ -1,0 +1,138 @@
+package dev.ratelimit.aop;
+
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.zip.CRC32;
+
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimited;
+import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.rule.RateLimitRules;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+/**
+ * The {@link RateLimited} annotations of one method (its own and its class's), compiled once.
+ *
+ * @param limits one entry per annotation
+ */
+record AnnotatedLimits(List<Limit> limits) {
+
+	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+
+	/**
+	 * One compiled annotation.
+	 *
+	 * @param rule the named yml rule, or {@code null} for an inline rule
+	 * @param policy the policy (the named rule's untiered policy, or the inline one)
+	 * @param key the key expression, or {@code null}
+	 * @param cost the cost expression, or {@code null}
+	 * @param fixedCost the cost when it is a constant, else 0
+	 * @param shadow whether it only observes
+	 */
+	record Limit(@Nullable RateLimitRule rule, RateLimitPolicy policy, @Nullable Expression key,
+			@Nullable Expression cost, long fixedCost, boolean shadow) {
+	}
+
+	/**
+	 * Compiles the annotations on a method of a class.
+	 * @throws InvalidRateLimitRuleException naming the method and attribute when one is invalid
+	 */
+	static AnnotatedLimits compile(Method method, Class<?> targetClass, RateLimitRules rules) {
+		Set<RateLimited> annotations = new LinkedHashSet<>();
+		annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class));
+		annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class));
+		List<Limit> limits = new ArrayList<>();
+		String where = "@RateLimited on " + targetClass.getName() + "." + method.getName();
+		for (RateLimited annotation : annotations) {
+			limits.add(compile(annotation, method, targetClass, rules, where));
+		}
+		return new AnnotatedLimits(List.copyOf(limits));
+	}
+
+	private static Limit compile(RateLimited annotation, Method method, Class<?> targetClass, RateLimitRules rules,
+			String where) {
+		Expression key = expression(annotation.key(), where + " (key)");
+		Expression cost = null;
+		long fixedCost = 0;
+		String costText = annotation.cost().trim();
+		if (!costText.isEmpty()) {
+			try {
+				fixedCost = Long.parseLong(costText);
+				if (fixedCost < 1) {
+					throw new InvalidRateLimitRuleException(where + " (cost)", "must be at least 1 but was " + fixedCost,
+							"Use a positive cost or a SpEL expression");
+				}
+			}
+			catch (NumberFormatException ex) {
+				cost = expression(costText, where + " (cost)");
+			}
+		}
+		if (!annotation.rule().isEmpty()) {
+			RateLimitRule rule = rules.get(annotation.rule())
+				.orElseThrow(() -> new InvalidRateLimitRuleException(where + " (rule)",
+						"there is no rule '" + annotation.rule() + "' in ratelimit.rules",
+						"Declare ratelimit.rules." + annotation.rule() + " or declare the limit inline"));
+			return new Limit(rule, rule.policy(), key, cost, fixedCost, annotation.shadow());
+		}
+		if (annotation.limit() < 1) {
+			throw new InvalidRateLimitRuleException(where + " (limit)", "an inline limit needs limit >= 1",
+					"Set limit and period, or refer to a configured rule with rule = \"name\"");
+		}
+		Duration period;
+		try {
+			period = DurationStyle.detectAndParse(annotation.period());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException(where + " (period)",
+					"'" + annotation.period() + "' is not a duration", "Use e.g. 10s, 1m, 1h or PT1M");
+		}
+		String name = annotation.name().isEmpty() ? defaultName(method, targetClass) : annotation.name();
+		try {
+			RateLimitPolicy policy = new RateLimitPolicy(name, annotation.algorithm(), annotation.limit(), period,
+					annotation.burst(), false);
+			return new Limit(null, policy, key, cost, fixedCost, annotation.shadow());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException(where, ex.getMessage(), "Fix the annotation's attributes");
+		}
+	}
+
+	private static @Nullable Expression expression(String text, String where) {
+		if (text.isBlank()) {
+			return null;
+		}
+		try {
+			return PARSER.parseExpression(text);
+		}
+		catch (ParseException ex) {
+			throw new InvalidRateLimitRuleException(where, "'" + text + "' is not valid SpEL: " + ex.getMessage(),
+					"Use an expression over the arguments such as #userId or #p0");
+		}
+	}
+
+	/** Returns {@code Class.method} when it is a valid rule name, else a short stable name with a checksum. */
+	static String defaultName(Method method, Class<?> targetClass) {
+		String name = targetClass.getSimpleName() + "." + method.getName();
+		if (name.length() <= 32 && name.matches("[A-Za-z0-9._-]+")) {
+			return name;
+		}
+		CRC32 crc = new CRC32();
+		crc.update((targetClass.getName() + "#" + method.toGenericString()).getBytes(StandardCharsets.UTF_8));
+		String head = method.getName().replaceAll("[^A-Za-z0-9._-]", "");
+		head = head.substring(0, Math.min(head.length(), 23));
+		return head + "-" + Long.toHexString(crc.getValue());
+	}
+
+}

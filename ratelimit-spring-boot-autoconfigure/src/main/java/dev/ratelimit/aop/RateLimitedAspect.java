@@ -1,0 +1,184 @@
+package dev.ratelimit.aop;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimitHeadersWriter;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimited;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.key.KeyResolvers;
+import dev.ratelimit.rule.CostResolver;
+import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RuleMode;
+import dev.ratelimit.web.RateLimitFilter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.Order;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * Applies {@link RateLimited} annotations: all annotations of a call in one {@link RateLimiter} call; a denial
+ * throws {@link RateLimitExceededException}; inside a web request the verdict is merged with the filter's and the
+ * headers are written.
+ */
+@Aspect
+@Order(0)
+public class RateLimitedAspect {
+
+	private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
+
+	private final RateLimiter limiter;
+
+	private final RateLimitRules rules;
+
+	private final BeanFactoryResolver beanResolver;
+
+	private final @Nullable RateLimitHeadersWriter headersWriter;
+
+	private final Map<MethodClassKey, AnnotatedLimits> compiled = new ConcurrentHashMap<>();
+
+	/**
+	 * @param limiter the limiter
+	 * @param rules the configured rules, for annotations that name one
+	 * @param beanFactory resolves {@code @beanName} in expressions
+	 * @param headersWriter writes headers inside web requests, or {@code null} outside Spring MVC
+	 */
+	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
+			@Nullable RateLimitHeadersWriter headersWriter) {
+		this.limiter = limiter;
+		this.rules = rules;
+		this.beanResolver = new BeanFactoryResolver(beanFactory);
+		this.headersWriter = headersWriter;
+	}
+
+	@Around("@within(dev.ratelimit.RateLimited) || @annotation(dev.ratelimit.RateLimited)"
+			+ " || @within(dev.ratelimit.RateLimited.List) || @annotation(dev.ratelimit.RateLimited.List)")
+	public @Nullable Object limit(ProceedingJoinPoint call) throws Throwable {
+		Method method = ((MethodSignature) call.getSignature()).getMethod();
+		Object target = call.getTarget();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+		AnnotatedLimits limits = limitsOf(method, targetClass);
+		HttpServletRequest request = currentRequest();
+		Object[] arguments = call.getArgs();
+		List<RateLimitCheck> checks = new ArrayList<>(limits.limits().size());
+		MethodBasedEvaluationContext context = null;
+		for (AnnotatedLimits.Limit limit : limits.limits()) {
+			if ((limit.key() != null || limit.cost() != null) && context == null) {
+				context = new MethodBasedEvaluationContext(target, specific(method, targetClass), arguments,
+						PARAMETER_NAMES);
+				context.setBeanResolver(this.beanResolver);
+			}
+			checks.add(check(limit, request, context));
+		}
+		Verdict verdict = this.limiter.evaluate(checks);
+		if (request != null) {
+			verdict = mergeWithRequest(request, verdict);
+		}
+		if (!verdict.allowed()) {
+			throw new RateLimitExceededException(verdict);
+		}
+		return call.proceed();
+	}
+
+	/**
+	 * Compiles the annotations of a method eagerly, so that invalid ones fail at start-up.
+	 * @param method the method
+	 * @param targetClass the bean class
+	 */
+	public void validate(Method method, Class<?> targetClass) {
+		limitsOf(method, targetClass);
+	}
+
+	private AnnotatedLimits limitsOf(Method method, Class<?> targetClass) {
+		return this.compiled.computeIfAbsent(new MethodClassKey(method, targetClass),
+				(key) -> AnnotatedLimits.compile(specific(method, targetClass), targetClass, this.rules));
+	}
+
+	private RateLimitCheck check(AnnotatedLimits.Limit limit, @Nullable HttpServletRequest request,
+			@Nullable MethodBasedEvaluationContext context) {
+		RateLimitRule rule = limit.rule();
+		RateLimitPolicy policy = (rule != null && request != null) ? rule.policyFor(request) : limit.policy();
+		String subject;
+		if (limit.key() != null) {
+			Object value = limit.key().getValue(context);
+			subject = (value != null) ? value.toString() : "";
+		}
+		else if (request != null) {
+			String resolved = (rule != null) ? rule.key().resolve(request) : request.getRemoteAddr();
+			subject = (resolved != null) ? resolved : request.getRemoteAddr();
+		}
+		else {
+			subject = KeyResolvers.GLOBAL;
+		}
+		long cost;
+		if (limit.fixedCost() > 0) {
+			cost = limit.fixedCost();
+		}
+		else if (limit.cost() != null) {
+			cost = CostResolver.costOf(limit.cost().getValue(context));
+		}
+		else {
+			cost = (rule != null && request != null) ? rule.cost().resolve(request) : 1;
+		}
+		boolean shadow = limit.shadow() || (rule != null && rule.mode() == RuleMode.SHADOW);
+		return new RateLimitCheck(policy, subject, cost, shadow);
+	}
+
+	private Verdict mergeWithRequest(HttpServletRequest request, Verdict verdict) {
+		Object previous = request.getAttribute(RateLimitFilter.VERDICT_ATTRIBUTE);
+		Verdict merged = verdict;
+		if (previous instanceof Verdict earlier) {
+			List<RateLimitCheck> checks = new ArrayList<>(earlier.checks());
+			checks.addAll(verdict.checks());
+			List<Decision> decisions = new ArrayList<>(earlier.decisions());
+			decisions.addAll(verdict.decisions());
+			merged = new Verdict(checks, decisions);
+		}
+		request.setAttribute(RateLimitFilter.VERDICT_ATTRIBUTE, merged);
+		HttpServletResponse response = currentResponse();
+		if (this.headersWriter != null && response != null && !response.isCommitted()) {
+			this.headersWriter.write(response, merged);
+		}
+		return verdict;
+	}
+
+	private static Method specific(Method method, Class<?> targetClass) {
+		return ClassUtils.getMostSpecificMethod(method, targetClass);
+	}
+
+	private static @Nullable HttpServletRequest currentRequest() {
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getRequest() : null;
+	}
+
+	private static @Nullable HttpServletResponse currentResponse() {
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getResponse() : null;
+	}
+
+}

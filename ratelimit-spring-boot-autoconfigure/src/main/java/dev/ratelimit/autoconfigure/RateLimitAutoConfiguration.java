@@ -1,0 +1,81 @@
+package dev.ratelimit.autoconfigure;
+
+import java.time.Clock;
+
+import dev.ratelimit.KeyResolver;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.key.RequestExpressions;
+import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.rule.RateLimitRules;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * Core auto-configuration of the rate limiter: the compiled rules, the store (in memory unless the Redis
+ * auto-configuration provided one) and the {@link RateLimiter}.
+ */
+@AutoConfiguration(after = RateLimitRedisAutoConfiguration.class)
+@ConditionalOnClass(PathPattern.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public final class RateLimitAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(RateLimitAutoConfiguration.class);
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitRules rateLimitRules(RateLimitProperties properties, BeanFactory beanFactory) {
+		RequestExpressions expressions = new RequestExpressions(new BeanFactoryResolver(beanFactory));
+		RuleCompiler compiler = new RuleCompiler(expressions, (name) -> keyResolverBean(beanFactory, name));
+		return compiler.compile(properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(RateLimitStore.class)
+	LocalRateLimitStore rateLimitStore(RateLimitProperties properties, ObjectProvider<Clock> clock) {
+		if (properties.getStore() == RateLimitProperties.Store.REDIS) {
+			throw new InvalidRateLimitRuleException("ratelimit.store",
+					"'redis' is selected but there is no Lettuce RedisConnectionFactory bean",
+					"Add spring-boot-starter-data-redis (with Lettuce) and configure spring.data.redis.*, or set"
+							+ " ratelimit.store to auto or local");
+		}
+		if (properties.getLocal().getMaximumEntries() < 1) {
+			throw new InvalidRateLimitRuleException("ratelimit.local.maximum-entries", "must be at least 1",
+					"Set it to the number of subjects to keep in memory, e.g. 100000");
+		}
+		logger.info("Rate limits are kept in this instance's memory (ratelimit.store="
+				+ properties.getStore().name().toLowerCase() + "); they are not shared between instances");
+		return new LocalRateLimitStore(properties.getLocal().getMaximumEntries(), clock.getIfAvailable(Clock::systemUTC));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimiter rateLimiter(RateLimitStore rateLimitStore) {
+		return new StoreRateLimiter(rateLimitStore);
+	}
+
+	private static KeyResolver keyResolverBean(BeanFactory beanFactory, String name) {
+		try {
+			return beanFactory.getBean(name, KeyResolver.class);
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			throw new IllegalArgumentException("there is no KeyResolver bean named '" + name + "'");
+		}
+	}
+
+}

@@ -1,0 +1,404 @@
+package dev.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.rule.RuleMode;
+import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.web.HeaderStyle;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties of the rate limiter. Converted once, at start-up, into immutable rules; runtime code never
+ * reads this class.
+ */
+@ConfigurationProperties("ratelimit")
+public class RateLimitProperties {
+
+	/**
+	 * Whether rate limiting is enabled.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Where limit state lives: 'auto' uses Redis when a RedisConnectionFactory bean exists, else memory.
+	 */
+	private Store store = Store.AUTO;
+
+	/**
+	 * Prefix of every Redis key written by the limiter.
+	 */
+	private String keyPrefix = "rl";
+
+	/**
+	 * Which rate limit headers to send.
+	 */
+	private HeaderStyle headers = HeaderStyle.BOTH;
+
+	/**
+	 * Name of the request header that carries the API key used by 'api-key' rule keys.
+	 */
+	private String apiKeyHeader = "X-API-Key";
+
+	private final Filter filter = new Filter();
+
+	private final Redis redis = new Redis();
+
+	private final Local local = new Local();
+
+	/**
+	 * Rules by name.
+	 */
+	private Map<String, Rule> rules = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Store getStore() {
+		return this.store;
+	}
+
+	public void setStore(Store store) {
+		this.store = store;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public HeaderStyle getHeaders() {
+		return this.headers;
+	}
+
+	public void setHeaders(HeaderStyle headers) {
+		this.headers = headers;
+	}
+
+	public String getApiKeyHeader() {
+		return this.apiKeyHeader;
+	}
+
+	public void setApiKeyHeader(String apiKeyHeader) {
+		this.apiKeyHeader = apiKeyHeader;
+	}
+
+	public Filter getFilter() {
+		return this.filter;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
+	}
+
+	public Local getLocal() {
+		return this.local;
+	}
+
+	public Map<String, Rule> getRules() {
+		return this.rules;
+	}
+
+	public void setRules(Map<String, Rule> rules) {
+		this.rules = rules;
+	}
+
+	/** Where limit state lives. */
+	public enum Store {
+
+		/** Redis when a RedisConnectionFactory bean exists, else memory. */
+		AUTO,
+
+		/** Redis; start-up fails without a RedisConnectionFactory. */
+		REDIS,
+
+		/** This instance's memory. */
+		LOCAL
+
+	}
+
+	/** Settings of the servlet filter. */
+	public static class Filter {
+
+		/**
+		 * Order of the rate limit filter; the default runs right after Spring Security's filter chain so that 'user'
+		 * keys see the authenticated principal.
+		 */
+		private int order = -100 + 10;
+
+		public int getOrder() {
+			return this.order;
+		}
+
+		public void setOrder(int order) {
+			this.order = order;
+		}
+
+	}
+
+	/** Settings of the Redis store. */
+	public static class Redis {
+
+		/**
+		 * How long to wait for Redis before the store counts as failed, independent of the application's Redis
+		 * command timeout.
+		 */
+		private Duration timeout = Duration.ofMillis(100);
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+	}
+
+	/** Settings of the in-memory store (the local store, and the fallback while Redis is unavailable). */
+	public static class Local {
+
+		/**
+		 * Maximum number of subjects held in memory; the least recently used beyond it start afresh.
+		 */
+		private long maximumEntries = 100_000;
+
+		public long getMaximumEntries() {
+			return this.maximumEntries;
+		}
+
+		public void setMaximumEntries(long maximumEntries) {
+			this.maximumEntries = maximumEntries;
+		}
+
+	}
+
+	/** One rule. */
+	public static class Rule {
+
+		private final Match match = new Match();
+
+		/**
+		 * Whose quota a request uses: ip, user, api-key, global, endpoint, header:<Name>, a SpEL template #{...} over
+		 * the request, or @beanName (a KeyResolver bean). Join several with '+', e.g. user+endpoint.
+		 */
+		private String key = "ip";
+
+		/**
+		 * Algorithm: gcra, token-bucket, leaky-bucket, fixed-window, sliding-window-log or sliding-window-counter.
+		 */
+		private String algorithm = "gcra";
+
+		/**
+		 * Requests (units of cost) admitted per period.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Length of the period the limit applies to.
+		 */
+		private @Nullable Duration period;
+
+		/**
+		 * Bucket capacity of gcra, token-bucket and leaky-bucket: how many units may arrive at once (default: the
+		 * limit).
+		 */
+		private @Nullable Long burst;
+
+		/**
+		 * Whether fixed windows start at a per-subject offset, so that clients do not all reset at once.
+		 */
+		private boolean spreadWindows;
+
+		/**
+		 * Limit per tier, e.g. free: 100, pro: 10000; a missing or unknown tier gets the rule's limit.
+		 */
+		private Map<String, Long> tiers = new LinkedHashMap<>();
+
+		/**
+		 * How to find a request's tier: header:<Name>, a SpEL template #{...} or @beanName.
+		 */
+		private @Nullable String tierKey;
+
+		/**
+		 * Units a request costs: an integer or a SpEL template #{...} over the request.
+		 */
+		private String cost = "1";
+
+		/**
+		 * Whether the rule blocks ('enforce') or only observes ('shadow').
+		 */
+		private RuleMode mode = RuleMode.ENFORCE;
+
+		/**
+		 * What to do while the store is unavailable: 'local' enforces the rule in this instance's memory, 'allow'
+		 * admits, 'deny' answers 503.
+		 */
+		private StoreFailureMode onStoreFailure = StoreFailureMode.LOCAL;
+
+		public Match getMatch() {
+			return this.match;
+		}
+
+		public String getKey() {
+			return this.key;
+		}
+
+		public void setKey(String key) {
+			this.key = key;
+		}
+
+		public String getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(String algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(@Nullable Duration period) {
+			this.period = period;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
+		}
+
+		public boolean isSpreadWindows() {
+			return this.spreadWindows;
+		}
+
+		public void setSpreadWindows(boolean spreadWindows) {
+			this.spreadWindows = spreadWindows;
+		}
+
+		public Map<String, Long> getTiers() {
+			return this.tiers;
+		}
+
+		public void setTiers(Map<String, Long> tiers) {
+			this.tiers = tiers;
+		}
+
+		public @Nullable String getTierKey() {
+			return this.tierKey;
+		}
+
+		public void setTierKey(@Nullable String tierKey) {
+			this.tierKey = tierKey;
+		}
+
+		public String getCost() {
+			return this.cost;
+		}
+
+		public void setCost(String cost) {
+			this.cost = cost;
+		}
+
+		public RuleMode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(RuleMode mode) {
+			this.mode = mode;
+		}
+
+		public StoreFailureMode getOnStoreFailure() {
+			return this.onStoreFailure;
+		}
+
+		public void setOnStoreFailure(StoreFailureMode onStoreFailure) {
+			this.onStoreFailure = onStoreFailure;
+		}
+
+	}
+
+	/** Which requests a rule applies to. */
+	public static class Match {
+
+		/**
+		 * Whether the servlet filter applies the rule to matching requests; false for rules used only by
+		 * '@RateLimited'.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Path patterns (PathPattern syntax, e.g. /api/**) the rule applies to; empty means every path.
+		 */
+		private List<String> paths = new ArrayList<>();
+
+		/**
+		 * Path patterns excluded from the rule.
+		 */
+		private List<String> excludePaths = new ArrayList<>();
+
+		/**
+		 * HTTP methods the rule applies to; empty means every method.
+		 */
+		private List<String> methods = new ArrayList<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public List<String> getPaths() {
+			return this.paths;
+		}
+
+		public void setPaths(List<String> paths) {
+			this.paths = paths;
+		}
+
+		public List<String> getExcludePaths() {
+			return this.excludePaths;
+		}
+
+		public void setExcludePaths(List<String> excludePaths) {
+			this.excludePaths = excludePaths;
+		}
+
+		public List<String> getMethods() {
+			return this.methods;
+		}
+
+		public void setMethods(List<String> methods) {
+			this.methods = methods;
+		}
+
+	}
+
+}

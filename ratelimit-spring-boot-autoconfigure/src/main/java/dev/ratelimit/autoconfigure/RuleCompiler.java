@@ -1,0 +1,233 @@
+package dev.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.KeyResolver;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.key.KeyResolvers;
+import dev.ratelimit.key.RequestExpressions;
+import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.rule.CostResolver;
+import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RequestMatch;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+/**
+ * Converts {@link RateLimitProperties} into immutable {@link RateLimitRules}, once. Every invalid value fails with an
+ * {@link InvalidRateLimitRuleException} naming the property and the fix.
+ */
+public final class RuleCompiler {
+
+	private static final Pattern RULE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,32}");
+
+	private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
+			"TRACE");
+
+	private final RequestExpressions expressions;
+
+	private final Function<String, KeyResolver> beans;
+
+	/**
+	 * @param expressions the SpEL support
+	 * @param beans looks up {@link KeyResolver} beans by name; throws {@link IllegalArgumentException} when missing
+	 */
+	public RuleCompiler(RequestExpressions expressions, Function<String, KeyResolver> beans) {
+		this.expressions = expressions;
+		this.beans = beans;
+	}
+
+	/** Compiles every rule. */
+	public RateLimitRules compile(RateLimitProperties properties) {
+		try {
+			new RedisKeys(properties.getKeyPrefix());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException("ratelimit.key-prefix", ex.getMessage(),
+					"Use a short prefix such as 'rl'");
+		}
+		List<RateLimitRule> rules = new ArrayList<>();
+		properties.getRules().forEach((name, rule) -> rules.add(compile(name, rule, properties.getApiKeyHeader())));
+		return new RateLimitRules(rules);
+	}
+
+	/** Compiles one rule. */
+	public RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader) {
+		String prefix = "ratelimit.rules." + name;
+		if (!RULE_NAME.matcher(name).matches()) {
+			throw new InvalidRateLimitRuleException(prefix,
+					"rule name '" + name + "' is not 1 to 32 characters of letters, digits, '.', '_' or '-'",
+					"Rename the rule, e.g. 'api-per-ip'");
+		}
+		Algorithm algorithm = algorithm(prefix, rule.getAlgorithm());
+		Duration period = rule.getPeriod();
+		if (period == null || period.isZero() || period.isNegative()) {
+			throw new InvalidRateLimitRuleException(prefix + ".period",
+					(period == null) ? "the period is missing" : "the period must be positive but was " + period,
+					"Set it to a duration such as 1s, 1m, 15m or 1h");
+		}
+		long limit = positive(prefix + ".limit", rule.getLimit(), "Set it to the number of requests allowed per period");
+		Long burst = rule.getBurst();
+		if (burst != null) {
+			if (!algorithm.usesBurst()) {
+				throw new InvalidRateLimitRuleException(prefix + ".burst",
+						"burst has no meaning for " + algorithm.configName(),
+						"Remove it, or use gcra, token-bucket or leaky-bucket");
+			}
+			positive(prefix + ".burst", burst, "Set it to how many requests may arrive at once, or remove it");
+		}
+		if (rule.isSpreadWindows() && algorithm != Algorithm.FIXED_WINDOW) {
+			throw new InvalidRateLimitRuleException(prefix + ".spread-windows", "it applies to fixed-window only",
+					"Remove it or use algorithm fixed-window");
+		}
+		RateLimitPolicy policy = policy(prefix, name, algorithm, limit, period, burst, rule.isSpreadWindows(),
+				prefix + ".limit");
+		Map<String, RateLimitPolicy> tiers = new LinkedHashMap<>();
+		rule.getTiers().forEach((tier, tierLimit) -> {
+			long value = positive(prefix + ".tiers." + tier, tierLimit, "Set it to the tier's limit per period");
+			tiers.put(tier, policy(prefix, name, algorithm, value, period, burst, rule.isSpreadWindows(),
+					prefix + ".tiers." + tier));
+		});
+		KeyResolver tierKey = null;
+		if (!tiers.isEmpty() || rule.getTierKey() != null) {
+			if (rule.getTierKey() == null || rule.getTierKey().isBlank()) {
+				throw new InvalidRateLimitRuleException(prefix + ".tier-key", "tiers are set but not how to find a tier",
+						"Set tier-key to header:<Name>, a SpEL template #{...} or @beanName");
+			}
+			tierKey = key(prefix + ".tier-key", rule.getTierKey(), apiKeyHeader);
+		}
+		return new RateLimitRule(name, match(prefix + ".match", rule.getMatch()),
+				key(prefix + ".key", rule.getKey(), apiKeyHeader), policy, tiers, tierKey,
+				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure());
+	}
+
+	private static Algorithm algorithm(String prefix, String value) {
+		try {
+			return Algorithm.fromConfigName(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException(prefix + ".algorithm", ex.getMessage(),
+					"Set it to gcra (the default), token-bucket, leaky-bucket, fixed-window, sliding-window-log or"
+							+ " sliding-window-counter");
+		}
+	}
+
+	private static long positive(String property, @Nullable Long value, String fix) {
+		if (value == null) {
+			throw new InvalidRateLimitRuleException(property, "the value is missing", fix);
+		}
+		if (value <= 0) {
+			throw new InvalidRateLimitRuleException(property, "must be at least 1 but was " + value, fix);
+		}
+		return value;
+	}
+
+	private static RateLimitPolicy policy(String prefix, String name, Algorithm algorithm, long limit, Duration period,
+			@Nullable Long burst, boolean spread, String limitProperty) {
+		if (period.compareTo(Duration.ofMillis(1)) < 0 || period.compareTo(RateLimitPolicy.MAX_PERIOD) > 0) {
+			throw new InvalidRateLimitRuleException(prefix + ".period", "must be between 1ms and 366d but was " + period,
+					"Use a period within that range");
+		}
+		try {
+			return new RateLimitPolicy(name, algorithm, limit, period, (burst != null) ? burst : 0, spread);
+		}
+		catch (IllegalArgumentException ex) {
+			String property = (ex.getMessage() != null && ex.getMessage().startsWith("burst")) ? prefix + ".burst"
+					: limitProperty;
+			throw new InvalidRateLimitRuleException(property, ex.getMessage(),
+					"Choose a limit, period and burst within the documented bounds");
+		}
+	}
+
+	private RequestMatch match(String prefix, RateLimitProperties.Match match) {
+		PathPatternParser parser = PathPatternParser.defaultInstance;
+		List<PathPattern> paths = patterns(prefix + ".paths", match.getPaths(), parser);
+		List<PathPattern> excludes = patterns(prefix + ".exclude-paths", match.getExcludePaths(), parser);
+		Set<String> methods = new LinkedHashSet<>();
+		for (int i = 0; i < match.getMethods().size(); i++) {
+			String method = match.getMethods().get(i).trim().toUpperCase(Locale.ROOT);
+			if (!METHODS.contains(method)) {
+				throw new InvalidRateLimitRuleException(prefix + ".methods[" + i + "]",
+						"'" + match.getMethods().get(i) + "' is not an HTTP method",
+						"Use GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS or TRACE");
+			}
+			methods.add(method);
+		}
+		return new RequestMatch(match.isEnabled(), paths, excludes, methods);
+	}
+
+	private static List<PathPattern> patterns(String property, List<String> values, PathPatternParser parser) {
+		List<PathPattern> patterns = new ArrayList<>();
+		for (int i = 0; i < values.size(); i++) {
+			try {
+				patterns.add(parser.parse(values.get(i).trim()));
+			}
+			catch (PatternParseException ex) {
+				throw new InvalidRateLimitRuleException(property + "[" + i + "]",
+						"'" + values.get(i) + "' is not a valid path pattern (" + ex.getMessage() + ")",
+						"Use PathPattern syntax, e.g. /api/** or /users/{id}; '**' is allowed only at the end");
+			}
+		}
+		return patterns;
+	}
+
+	private KeyResolver key(String property, String spec, String apiKeyHeader) {
+		try {
+			return KeyResolvers.parse(spec, apiKeyHeader, this.expressions, this.beans);
+		}
+		catch (ParseException ex) {
+			throw new InvalidRateLimitRuleException(property, "'" + spec + "' is not a valid SpEL template: "
+					+ ex.getMessage(), "Fix the expression, e.g. #{request.getHeader('X-Tenant')}");
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException(property, ex.getMessage(),
+					"Use ip, user, api-key, global, endpoint, header:<Name>, a SpEL template #{...} or @beanName"
+							+ " (a KeyResolver bean); join several with '+'");
+		}
+	}
+
+	private CostResolver cost(String property, String value) {
+		String trimmed = value.trim();
+		if (RequestExpressions.isTemplate(trimmed)) {
+			Expression expression;
+			try {
+				expression = this.expressions.parse(trimmed);
+			}
+			catch (ParseException ex) {
+				throw new InvalidRateLimitRuleException(property, "'" + value + "' is not a valid SpEL template: "
+						+ ex.getMessage(), "Fix the expression, e.g. #{request.getParameter('pageSize') ?: 1}");
+			}
+			return (request) -> CostResolver.costOf(this.expressions.evaluate(expression, request));
+		}
+		try {
+			long cost = Long.parseLong(trimmed);
+			if (cost >= 1 && cost <= RateLimitCheck.MAX_COST) {
+				return CostResolver.fixed(cost);
+			}
+		}
+		catch (NumberFormatException ex) {
+			// reported below
+		}
+		throw new InvalidRateLimitRuleException(property, "'" + value + "' is neither a positive integer nor a"
+				+ " SpEL template", "Set it to an integer such as 1, or a template such as #{request.getParameter('n')}");
+	}
+
+}

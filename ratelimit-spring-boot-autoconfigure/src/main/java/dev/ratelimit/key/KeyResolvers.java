@@ -1,0 +1,143 @@
+package dev.ratelimit.key;
+
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+import dev.ratelimit.KeyResolver;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.Expression;
+import org.springframework.util.StringUtils;
+
+/**
+ * The built-in key resolvers and the parser of key specifications such as {@code user+endpoint}.
+ * <ul>
+ * <li>{@code ip}: {@link HttpServletRequest#getRemoteAddr()}. Proxies are trusted only as the application configures
+ * them ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never read here.</li>
+ * <li>{@code user}: the authenticated principal's name; anonymous requests fall back to {@code ip}.</li>
+ * <li>{@code api-key}: the API key header ({@code ratelimit.api-key-header}); without one, {@code ip}.</li>
+ * <li>{@code header:<Name>}: that header's value; without one, {@code ip}.</li>
+ * <li>{@code global}: one quota shared by every client.</li>
+ * <li>{@code endpoint}: method and path, e.g. {@code GET /api/items/7}.</li>
+ * <li>{@code #{...}}: a SpEL template over the request; an empty result falls back to {@code ip}.</li>
+ * <li>{@code @beanName}: a {@link KeyResolver} bean; a {@code null} result means the rule does not apply.</li>
+ * </ul>
+ * Parts joined with {@code +} form a composite subject, the parts' subjects joined with {@code |}. Falling back to
+ * the IP when a part is missing means omitting a header never escapes a limit.
+ */
+public final class KeyResolvers {
+
+	/** The subject of {@code global} keys. */
+	public static final String GLOBAL = "global";
+
+	private KeyResolvers() {
+	}
+
+	/** Resolves the client IP. */
+	public static KeyResolver ip() {
+		return HttpServletRequest::getRemoteAddr;
+	}
+
+	/** Resolves the authenticated user's name, or the IP for anonymous requests. */
+	public static KeyResolver user() {
+		return (request) -> {
+			Principal principal = request.getUserPrincipal();
+			String name = (principal != null) ? principal.getName() : null;
+			return StringUtils.hasLength(name) ? name : request.getRemoteAddr();
+		};
+	}
+
+	/** Resolves a header's value, or the IP when the request has none. */
+	public static KeyResolver header(String name) {
+		return (request) -> {
+			String value = request.getHeader(name);
+			return StringUtils.hasLength(value) ? value : request.getRemoteAddr();
+		};
+	}
+
+	/** Resolves the same subject for every request. */
+	public static KeyResolver global() {
+		return (request) -> GLOBAL;
+	}
+
+	/** Resolves the request's method and path within the application. */
+	public static KeyResolver endpoint() {
+		return (request) -> request.getMethod() + ' ' + request.getRequestURI().substring(request.getContextPath().length());
+	}
+
+	/** Resolves a SpEL template, or the IP when it yields nothing. */
+	public static KeyResolver expression(Expression expression, RequestExpressions expressions) {
+		return (request) -> {
+			Object value = expressions.evaluate(expression, request);
+			String subject = (value != null) ? value.toString() : null;
+			return StringUtils.hasLength(subject) ? subject : request.getRemoteAddr();
+		};
+	}
+
+	/**
+	 * Parses a key specification.
+	 * @param spec the specification, e.g. {@code user+endpoint}
+	 * @param apiKeyHeader the API key header name
+	 * @param expressions the SpEL support
+	 * @param beans looks up {@link KeyResolver} beans by name; throws when there is none
+	 * @return the resolver
+	 * @throws IllegalArgumentException with a message that says what is wrong
+	 */
+	public static KeyResolver parse(String spec, String apiKeyHeader, RequestExpressions expressions,
+			Function<String, KeyResolver> beans) {
+		String trimmed = spec.trim();
+		if (trimmed.isEmpty()) {
+			throw new IllegalArgumentException("the key is empty");
+		}
+		if (RequestExpressions.isTemplate(trimmed)) {
+			return expression(expressions.parse(trimmed), expressions);
+		}
+		List<KeyResolver> parts = new ArrayList<>();
+		for (String part : trimmed.split("\\+")) {
+			parts.add(single(part.trim(), apiKeyHeader, beans));
+		}
+		return (parts.size() == 1) ? parts.get(0) : composite(parts);
+	}
+
+	private static KeyResolver single(String part, String apiKeyHeader, Function<String, KeyResolver> beans) {
+		if (part.startsWith("@") && part.length() > 1) {
+			return beans.apply(part.substring(1));
+		}
+		String lower = part.toLowerCase(Locale.ROOT);
+		if (lower.startsWith("header:")) {
+			String name = part.substring("header:".length()).trim();
+			if (name.isEmpty()) {
+				throw new IllegalArgumentException("'header:' needs a header name, e.g. header:X-Tenant");
+			}
+			return header(name);
+		}
+		return switch (lower) {
+			case "ip" -> ip();
+			case "user" -> user();
+			case "api-key" -> header(apiKeyHeader);
+			case "global" -> global();
+			case "endpoint" -> endpoint();
+			default -> throw new IllegalArgumentException("unknown key type '" + part + "'");
+		};
+	}
+
+	private static KeyResolver composite(List<KeyResolver> parts) {
+		KeyResolver[] resolvers = parts.toArray(KeyResolver[]::new);
+		return (request) -> {
+			StringBuilder subject = new StringBuilder();
+			for (int i = 0; i < resolvers.length; i++) {
+				@Nullable String part = resolvers[i].resolve(request);
+				if (part == null) {
+					return null;
+				}
+				subject.append((i > 0) ? "|" : "").append(part);
+			}
+			return subject.toString();
+		};
+	}
+
+}

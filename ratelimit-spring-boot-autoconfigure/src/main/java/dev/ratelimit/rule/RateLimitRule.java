@@ -1,0 +1,75 @@
+package dev.ratelimit.rule;
+
+import java.util.Map;
+
+import dev.ratelimit.KeyResolver;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A rule compiled from configuration: immutable, no parsing left to do per request.
+ *
+ * @param name the rule name
+ * @param match which requests it applies to
+ * @param key whose quota a request uses
+ * @param policy the policy for requests without a known tier
+ * @param tiers the policy per tier name
+ * @param tierKey how to find a request's tier, or {@code null} without tiers
+ * @param cost the cost of a request
+ * @param mode whether it blocks
+ * @param onStoreFailure what to do while the store is unavailable
+ */
+public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+		StoreFailureMode onStoreFailure) {
+
+	public RateLimitRule {
+		tiers = Map.copyOf(tiers);
+	}
+
+	/**
+	 * Returns the check of this rule for a request, or {@code null} when its key resolves to nothing.
+	 * @param request the request
+	 * @return the check
+	 */
+	public @Nullable RateLimitCheck check(HttpServletRequest request) {
+		String subject;
+		try {
+			subject = this.key.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			// A key that cannot be resolved (e.g. a failing expression) must not escape the limit: use the IP.
+			subject = request.getRemoteAddr();
+		}
+		if (subject == null) {
+			return null;
+		}
+		long units;
+		try {
+			units = this.cost.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			units = 1;
+		}
+		return new RateLimitCheck(policyFor(request), subject, units, this.mode == RuleMode.SHADOW);
+	}
+
+	/** Returns the policy of the request's tier, or the rule's policy when the tier is missing or unknown. */
+	public RateLimitPolicy policyFor(HttpServletRequest request) {
+		if (this.tierKey == null) {
+			return this.policy;
+		}
+		String tier;
+		try {
+			tier = this.tierKey.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			tier = null;
+		}
+		RateLimitPolicy tierPolicy = (tier != null) ? this.tiers.get(tier) : null;
+		return (tierPolicy != null) ? tierPolicy : this.policy;
+	}
+
+}

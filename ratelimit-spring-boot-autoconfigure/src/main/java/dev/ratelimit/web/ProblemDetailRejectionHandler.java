@@ -1,0 +1,138 @@
+package dev.ratelimit.web;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitRejectionHandler;
+import dev.ratelimit.Verdict;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+
+/**
+ * Answers a denied request with 429 Too Many Requests, {@code Retry-After} (the longest wait among the denying rules,
+ * in seconds rounded up, at least 1) and an RFC 9457 {@code application/problem+json} body with the denying rule
+ * names ({@code rules}) and the wait ({@code retryAfter}, seconds).
+ * <p>
+ * A request whose cost exceeds what a rule can ever admit gets no {@code Retry-After}: no wait would help, and the
+ * body's detail says so.
+ */
+public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
+
+	/** The problem type of rate limited requests. */
+	public static final URI TYPE = URI.create("urn:ratelimit:problem:too-many-requests");
+
+	@Override
+	public void reject(HttpServletRequest request, HttpServletResponse response, Verdict verdict) throws IOException {
+		List<String> rules = verdict.deniedIndexes().stream().map((i) -> verdict.checks().get(i).policy().name()).toList();
+		boolean never = verdict.deniedIndexes().stream().map((i) -> verdict.decisions().get(i)).anyMatch(Decision::neverAllowed);
+		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS);
+		problem.setType(TYPE);
+		problem.setInstance(URI.create(request.getRequestURI()));
+		problem.setProperty("rules", rules);
+		if (never) {
+			problem.setDetail("The request costs more than rate limit " + quoted(rules) + " can ever admit.");
+		}
+		else {
+			long seconds = retryAfterSeconds(verdict.retryAfter());
+			response.setHeader("Retry-After", Long.toString(seconds));
+			problem.setDetail("Rate limit " + quoted(rules) + " exceeded. Retry after " + seconds
+					+ ((seconds == 1) ? " second." : " seconds."));
+			problem.setProperty("retryAfter", seconds);
+		}
+		write(response, problem);
+	}
+
+	/** Returns a wait in whole seconds for {@code Retry-After}: rounded up, at least 1. */
+	public static long retryAfterSeconds(Duration wait) {
+		return Math.max(1, StandardRateLimitHeadersWriter.ceilSeconds(wait));
+	}
+
+	/** Writes a problem as {@code application/problem+json}. */
+	public static void write(HttpServletResponse response, ProblemDetail problem) throws IOException {
+		response.setStatus(problem.getStatus());
+		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+		response.getWriter().write(toJson(problem));
+	}
+
+	static String toJson(ProblemDetail problem) {
+		StringBuilder json = new StringBuilder("{");
+		field(json, "type", problem.getType().toString());
+		field(json, "title", problem.getTitle());
+		field(json, "status", problem.getStatus());
+		field(json, "detail", problem.getDetail());
+		field(json, "instance", (problem.getInstance() != null) ? problem.getInstance().toString() : null);
+		Map<String, @Nullable Object> properties = problem.getProperties();
+		if (properties != null) {
+			properties.forEach((name, value) -> field(json, name, value));
+		}
+		return json.append('}').toString();
+	}
+
+	private static void field(StringBuilder json, String name, @Nullable Object value) {
+		if (value == null) {
+			return;
+		}
+		json.append((json.length() > 1) ? "," : "");
+		string(json, name);
+		json.append(':');
+		value(json, value);
+	}
+
+	private static void value(StringBuilder json, Object value) {
+		if (value instanceof Number || value instanceof Boolean) {
+			json.append(value);
+		}
+		else if (value instanceof Iterable<?> items) {
+			json.append('[');
+			boolean first = true;
+			for (Object item : items) {
+				json.append(first ? "" : ",");
+				value(json, item);
+				first = false;
+			}
+			json.append(']');
+		}
+		else {
+			string(json, value.toString());
+		}
+	}
+
+	private static void string(StringBuilder json, String value) {
+		json.append('"');
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			switch (c) {
+				case '"' -> json.append("\\\"");
+				case '\\' -> json.append("\\\\");
+				case '\n' -> json.append("\\n");
+				case '\r' -> json.append("\\r");
+				case '\t' -> json.append("\\t");
+				default -> {
+					if (c < 0x20) {
+						json.append(String.format("\\u%04x", (int) c));
+					}
+					else {
+						json.append(c);
+					}
+				}
+			}
+		}
+		json.append('"');
+	}
+
+	private static String quoted(List<String> rules) {
+		return String.join(", ", rules.stream().map((rule) -> "'" + rule + "'").toList());
+	}
+
+}

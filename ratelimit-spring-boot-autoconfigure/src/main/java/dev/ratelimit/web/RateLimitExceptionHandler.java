@@ -1,0 +1,36 @@
+package dev.ratelimit.web;
+
+import java.io.IOException;
+
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimitRejectionHandler;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+
+/**
+ * Turns a {@link RateLimitExceededException} thrown by a {@code @RateLimited} controller or service into the same
+ * 429 response as the filter's. It has the lowest precedence, so an application's own {@code @ExceptionHandler} for
+ * the exception wins.
+ */
+@ControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
+public class RateLimitExceptionHandler {
+
+	private final RateLimitRejectionHandler rejectionHandler;
+
+	public RateLimitExceptionHandler(RateLimitRejectionHandler rejectionHandler) {
+		this.rejectionHandler = rejectionHandler;
+	}
+
+	@ExceptionHandler(RateLimitExceededException.class)
+	public void handle(RateLimitExceededException ex, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		this.rejectionHandler.reject(request, response, ex.getVerdict());
+	}
+
+}

@@ -1,0 +1,58 @@
+package dev.ratelimit.web;
+
+import dev.ratelimit.RateLimited;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Import;
+import org.springframework.stereotype.Service;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A small application for HTTP tests; its rules are in {@code ratelimit-http-test.yml}.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import({ HttpTestApplication.Endpoints.class, HttpTestApplication.Reports.class })
+public class HttpTestApplication {
+
+	@RestController
+	static class Endpoints {
+
+		private final Reports reports;
+
+		Endpoints(Reports reports) {
+			this.reports = reports;
+		}
+
+		@GetMapping({ "/hello", "/composite/a", "/composite/b", "/search", "/shadow", "/retry", "/open" })
+		String ok() {
+			return "ok";
+		}
+
+		@GetMapping("/annotated")
+		@RateLimited(name = "annotated", limit = 2, period = "1h")
+		String annotated() {
+			return "annotated";
+		}
+
+		@GetMapping("/reports/{user}")
+		String report(@PathVariable String user) {
+			return this.reports.build(user);
+		}
+
+	}
+
+	@Service
+	static class Reports {
+
+		@RateLimited(rule = "reports", key = "#user")
+		public String build(String user) {
+			return "report for " + user;
+		}
+
+	}
+
+}

@@ -1,0 +1,210 @@
+package dev.ratelimit.web;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.ratelimit.test.redis.RedisEndpoint;
+import dev.ratelimit.test.redis.RedisStandaloneExtension;
+import dev.ratelimit.test.redis.RedisStandaloneTest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The starter over HTTP against real Redis: exact headers, problem+json rejections, keys, tiers, cost, shadow mode
+ * and the annotation.
+ */
+@RedisStandaloneTest
+@SpringBootTest(classes = HttpTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = "spring.config.name=ratelimit-http-test")
+class RateLimitHttpIntegrationTests {
+
+	private static final HttpClient client = HttpClient.newHttpClient();
+
+	private static final JsonMapper json = JsonMapper.builder().build();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private RedisConnectionFactory connectionFactory;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		RedisEndpoint redis = RedisStandaloneExtension.shared();
+		registry.add("spring.data.redis.url", redis::uri);
+	}
+
+	@BeforeEach
+	void flush() {
+		try (var connection = this.connectionFactory.getConnection()) {
+			connection.serverCommands().flushAll();
+		}
+	}
+
+	@Test
+	void allowedResponsesCarryExactIetfAndLegacyHeaders() throws Exception {
+		long before = System.currentTimeMillis() / 1000;
+		HttpResponse<String> first = get("/hello", Map.of());
+		assertThat(first.statusCode()).isEqualTo(200);
+		List<StructuredFields.Item> policy = StructuredFields.parseList(header(first, "RateLimit-Policy"));
+		assertThat(policy).containsExactly(new StructuredFields.Item("hello", Map.of("q", 3L, "w", 60L)));
+		List<StructuredFields.Item> limit = StructuredFields.parseList(header(first, "RateLimit"));
+		assertThat(limit).hasSize(1);
+		assertThat(limit.get(0).value()).isEqualTo("hello");
+		assertThat(limit.get(0).parameters()).containsEntry("r", 2L);
+		assertThat(limit.get(0).parameters().get("t")).isEqualTo(20L);
+		assertThat(header(first, "X-RateLimit-Limit")).isEqualTo("3");
+		assertThat(header(first, "X-RateLimit-Remaining")).isEqualTo("2");
+		assertThat(Long.parseLong(header(first, "X-RateLimit-Reset"))).isBetween(before + 20, before + 22);
+		assertThat(first.headers().firstValue("Retry-After")).isEmpty();
+		assertThat(StructuredFields.parseList(header(get("/hello", Map.of()), "RateLimit")).get(0).parameters())
+			.containsEntry("r", 1L);
+	}
+
+	@Test
+	void deniedRequestGetsProblemJsonWithRetryAfter() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			assertThat(get("/hello", Map.of()).statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> denied = get("/hello", Map.of());
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(header(denied, "Content-Type")).startsWith("application/problem+json");
+		assertThat(header(denied, "Retry-After")).isEqualTo("20");
+		assertThat(StructuredFields.parseList(header(denied, "RateLimit")).get(0).parameters()).containsEntry("r", 0L);
+		assertThat(header(denied, "X-RateLimit-Remaining")).isEqualTo("0");
+		JsonNode body = json.readTree(denied.body());
+		assertThat(body.get("type").asString()).isEqualTo("urn:ratelimit:problem:too-many-requests");
+		assertThat(body.get("title").asString()).isEqualTo("Too Many Requests");
+		assertThat(body.get("status").asInt()).isEqualTo(429);
+		assertThat(body.get("instance").asString()).isEqualTo("/hello");
+		assertThat(body.get("detail").asString()).contains("'hello'").contains("20 seconds");
+		assertThat(body.get("rules").get(0).asString()).isEqualTo("hello");
+		assertThat(body.get("retryAfter").asLong()).isEqualTo(20);
+	}
+
+	@Test
+	void retryAfterIsRoundedUp() throws Exception {
+		assertThat(get("/retry", Map.of()).statusCode()).isEqualTo(200);
+		assertThat(get("/retry", Map.of()).statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = get("/retry", Map.of());
+		assertThat(denied.statusCode()).isEqualTo(429);
+		// GCRA 2 per 3 s: the next slot is at most 1.5 s away, which rounds up to 2 (never down to 1 or 0)
+		assertThat(header(denied, "Retry-After")).isEqualTo("2");
+	}
+
+	@Test
+	void unmatchedRequestsAreNotLimitedAndCarryNoHeaders() throws Exception {
+		HttpResponse<String> response = get("/open", Map.of());
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.headers().firstValue("RateLimit-Policy")).isEmpty();
+		assertThat(response.headers().firstValue("X-RateLimit-Limit")).isEmpty();
+	}
+
+	@Test
+	void compositeKeysSeparateTenantsAndEndpoints() throws Exception {
+		for (int i = 0; i < 2; i++) {
+			assertThat(get("/composite/a", Map.of("X-Tenant", "acme")).statusCode()).isEqualTo(200);
+		}
+		assertThat(get("/composite/a", Map.of("X-Tenant", "acme")).statusCode()).isEqualTo(429);
+		assertThat(get("/composite/b", Map.of("X-Tenant", "acme")).statusCode()).as("other endpoint").isEqualTo(200);
+		assertThat(get("/composite/a", Map.of("X-Tenant", "globex")).statusCode()).as("other tenant").isEqualTo(200);
+	}
+
+	@Test
+	void tiersGiveEachPlanItsLimitAndUnknownPlansTheRuleLimit() throws Exception {
+		String key = "key-" + UUID.randomUUID();
+		HttpResponse<String> pro = get("/search", Map.of("X-API-Key", key, "X-Plan", "pro"));
+		assertThat(StructuredFields.parseList(header(pro, "RateLimit-Policy")).get(0).parameters()).containsEntry("q", 100L);
+		assertThat(header(pro, "X-RateLimit-Remaining")).isEqualTo("99");
+		HttpResponse<String> unknown = get("/search", Map.of("X-API-Key", "other-" + key, "X-Plan", "platinum"));
+		assertThat(header(unknown, "X-RateLimit-Limit")).isEqualTo("10");
+		HttpResponse<String> missing = get("/search", Map.of("X-API-Key", "third-" + key));
+		assertThat(header(missing, "X-RateLimit-Limit")).isEqualTo("10");
+	}
+
+	@Test
+	void costComesFromTheRequestAndNeverBelowOne() throws Exception {
+		String key = "cost-" + UUID.randomUUID();
+		assertThat(header(get("/search?pageSize=4", Map.of("X-API-Key", key)), "X-RateLimit-Remaining")).isEqualTo("6");
+		assertThat(header(get("/search?pageSize=abc", Map.of("X-API-Key", key)), "X-RateLimit-Remaining")).isEqualTo("5");
+		assertThat(header(get("/search?pageSize=-7", Map.of("X-API-Key", key)), "X-RateLimit-Remaining")).isEqualTo("4");
+		HttpResponse<String> tooBig = get("/search?pageSize=5", Map.of("X-API-Key", key));
+		assertThat(tooBig.statusCode()).isEqualTo(429);
+		assertThat(header(tooBig, "X-RateLimit-Remaining")).isEqualTo("4");
+		HttpResponse<String> never = get("/search?pageSize=99999999999999999999", Map.of("X-API-Key", key));
+		assertThat(never.statusCode()).isEqualTo(429);
+		assertThat(header(get("/search?pageSize=4", Map.of("X-API-Key", key)), "X-RateLimit-Remaining")).isEqualTo("0");
+	}
+
+	@Test
+	void requestCostingMoreThanTheLimitCanEverAdmitSaysSo() throws Exception {
+		HttpResponse<String> never = get("/search?pageSize=11", Map.of("X-API-Key", "never-" + UUID.randomUUID()));
+		assertThat(never.statusCode()).isEqualTo(429);
+		assertThat(never.headers().firstValue("Retry-After")).isEmpty();
+		assertThat(json.readTree(never.body()).get("detail").asString()).contains("can ever admit");
+	}
+
+	@Test
+	void shadowRuleNeverBlocksAndSendsNoHeaders() throws Exception {
+		for (int i = 0; i < 5; i++) {
+			HttpResponse<String> response = get("/shadow", Map.of());
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(StructuredFields.parseList(header(response, "RateLimit-Policy")))
+				.extracting(StructuredFields.Item::value)
+				.containsExactly("shadow-enforced");
+		}
+		assertThat(get("/shadow", Map.of()).statusCode()).as("the enforced rule still applies").isEqualTo(429);
+	}
+
+	@Test
+	void annotatedControllerIsLimitedWithTheSameResponse() throws Exception {
+		assertThat(get("/annotated", Map.of()).statusCode()).isEqualTo(200);
+		HttpResponse<String> second = get("/annotated", Map.of());
+		assertThat(second.statusCode()).isEqualTo(200);
+		assertThat(header(second, "X-RateLimit-Remaining")).isEqualTo("0");
+		assertThat(StructuredFields.parseList(header(second, "RateLimit")).get(0).value()).isEqualTo("annotated");
+		HttpResponse<String> denied = get("/annotated", Map.of());
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(header(denied, "Content-Type")).startsWith("application/problem+json");
+		assertThat(header(denied, "Retry-After")).isNotBlank();
+		assertThat(json.readTree(denied.body()).get("rules").get(0).asString()).isEqualTo("annotated");
+	}
+
+	@Test
+	void annotatedServiceUsesTheNamedRuleWithAKeyFromItsArguments() throws Exception {
+		assertThat(get("/reports/alice", Map.of()).body()).isEqualTo("report for alice");
+		assertThat(get("/reports/alice", Map.of()).statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = get("/reports/alice", Map.of());
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(json.readTree(denied.body()).get("rules").get(0).asString()).isEqualTo("reports");
+		assertThat(get("/reports/bob", Map.of()).statusCode()).as("another user").isEqualTo(200);
+	}
+
+	private HttpResponse<String> get(String path, Map<String, String> headers) throws IOException, InterruptedException {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path));
+		headers.forEach(request::header);
+		return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static String header(HttpResponse<?> response, String name) {
+		return response.headers().firstValue(name).orElseThrow(() -> new AssertionError("no " + name + " header"));
+	}
+
+}

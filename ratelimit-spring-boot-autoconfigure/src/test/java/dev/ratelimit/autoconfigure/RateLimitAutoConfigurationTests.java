@@ -1,0 +1,261 @@
+package dev.ratelimit.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+
+import dev.ratelimit.KeyResolver;
+import dev.ratelimit.RateLimitHeadersWriter;
+import dev.ratelimit.RateLimitRejectionHandler;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.aop.RateLimitedAspect;
+import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.web.ProblemDetailRejectionHandler;
+import dev.ratelimit.web.RateLimitFilter;
+import dev.ratelimit.web.StandardRateLimitHeadersWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitAutoConfigurationTests {
+
+	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(
+			RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+			RateLimitServletAutoConfiguration.class, RateLimitAopAutoConfiguration.class, AopAutoConfiguration.class);
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(CONFIGURATIONS)
+		.withPropertyValues("ratelimit.rules.api.limit=10", "ratelimit.rules.api.period=1m");
+
+	@Test
+	void defaultsGiveALocalStoreFilterHeadersRejectionAndAspect() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitRules.class);
+			assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(LocalRateLimitStore.class);
+			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(StoreRateLimiter.class);
+			assertThat(context.getBean(RateLimitHeadersWriter.class)).isInstanceOf(StandardRateLimitHeadersWriter.class);
+			assertThat(context.getBean(RateLimitRejectionHandler.class)).isInstanceOf(ProblemDetailRejectionHandler.class);
+			assertThat(context).hasSingleBean(RateLimitedAspect.class);
+			FilterRegistrationBean<?> registration = context.getBean("rateLimitFilterRegistration",
+					FilterRegistrationBean.class);
+			assertThat(registration.getFilter()).isInstanceOf(RateLimitFilter.class);
+			assertThat(registration.getOrder()).isEqualTo(-90);
+			RateLimitRules rules = context.getBean(RateLimitRules.class);
+			assertThat(rules.get("api")).hasValueSatisfying((rule) -> {
+				assertThat(rule.policy().limit()).isEqualTo(10);
+				assertThat(rule.policy().algorithm().configName()).isEqualTo("gcra");
+			});
+		});
+	}
+
+	@Test
+	void disabledRegistersNothing() {
+		this.runner.withPropertyValues("ratelimit.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(RateLimiter.class);
+			assertThat(context).doesNotHaveBean(RateLimitStore.class);
+			assertThat(context).doesNotHaveBean("rateLimitFilterRegistration");
+			assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+		});
+	}
+
+	@Test
+	void localStoreWorksWithoutRedisOnTheClassPath() {
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis", "io.lettuce"))
+			.withPropertyValues("ratelimit.store=local")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(LocalRateLimitStore.class);
+			});
+	}
+
+	@Test
+	void redisConnectionFactoryGivesTheRedisStore() {
+		this.runner.withUserConfiguration(RedisFactoryConfiguration.class).run((context) -> {
+			assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(RedisRateLimitStore.class);
+		});
+	}
+
+	@Test
+	void localStoreIsUsedWhenAskedForEvenWithRedis() {
+		this.runner.withUserConfiguration(RedisFactoryConfiguration.class)
+			.withPropertyValues("ratelimit.store=local")
+			.run((context) -> assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(LocalRateLimitStore.class));
+	}
+
+	@Test
+	void redisStoreWithoutRedisFailsNamingTheProperty() {
+		this.runner.withPropertyValues("ratelimit.store=redis")
+			.run((context) -> assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("'ratelimit.store'")
+				.contains("no Lettuce RedisConnectionFactory"));
+	}
+
+	@Test
+	void userBeansReplaceHeadersWriterRejectionHandlerAndKeyResolver() {
+		this.runner.withUserConfiguration(UserBeans.class)
+			.withPropertyValues("ratelimit.rules.api.key=@tenantKey")
+			.run((context) -> {
+				assertThat(context.getBean(RateLimitHeadersWriter.class)).isSameAs(UserBeans.HEADERS);
+				assertThat(context.getBean(RateLimitRejectionHandler.class)).isSameAs(UserBeans.REJECTION);
+				assertThat(context.getBean(RateLimitRules.class).get("api").orElseThrow().key())
+					.isSameAs(context.getBean("tenantKey"));
+			});
+	}
+
+	@Test
+	void nonWebApplicationGetsTheLimiterAndAspectButNoFilter() {
+		new ApplicationContextRunner().withConfiguration(CONFIGURATIONS).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimiter.class);
+			assertThat(context).hasSingleBean(RateLimitedAspect.class);
+			assertThat(context).doesNotHaveBean("rateLimitFilterRegistration");
+		});
+	}
+
+	@ParameterizedTest(name = "{0}={1}")
+	@CsvSource(delimiter = '|', textBlock = """
+			ratelimit.rules.bad.algorithm           | leaky-window                  | ratelimit.rules.bad.algorithm       | Unknown algorithm
+			ratelimit.rules.bad.key                 | client                        | ratelimit.rules.bad.key             | unknown key type
+			ratelimit.rules.bad.key                 | ip+nobody                     | ratelimit.rules.bad.key             | unknown key type 'nobody'
+			ratelimit.rules.bad.limit               | 0                             | ratelimit.rules.bad.limit           | at least 1
+			ratelimit.rules.bad.limit               | -5                            | ratelimit.rules.bad.limit           | at least 1
+			ratelimit.rules.bad.period              | 0s                            | ratelimit.rules.bad.period          | must be positive
+			ratelimit.rules.bad.period              | -1m                           | ratelimit.rules.bad.period          | must be positive
+			ratelimit.rules.bad.match.paths[0]      | /api/**/items                 | ratelimit.rules.bad.match.paths[0]  | not a valid path pattern
+			ratelimit.rules.bad.match.methods[0]    | FETCH                         | ratelimit.rules.bad.match.methods[0]| not an HTTP method
+			ratelimit.rules.bad.key                 | #{request.getHeader('X'      | ratelimit.rules.bad.key             | not a valid SpEL template
+			ratelimit.rules.bad.cost                | #{request.getParameter(      | ratelimit.rules.bad.cost            | not a valid SpEL template
+			ratelimit.rules.bad.cost                | lots                          | ratelimit.rules.bad.cost            | neither a positive integer
+			ratelimit.rules.bad.cost                | 0                             | ratelimit.rules.bad.cost            | neither a positive integer
+			ratelimit.rules.bad.key                 | @noSuchResolver               | ratelimit.rules.bad.key             | no KeyResolver bean named 'noSuchResolver'
+			ratelimit.rules.bad.tier-key            | @noSuchResolver               | ratelimit.rules.bad.tier-key        | no KeyResolver bean named 'noSuchResolver'
+			ratelimit.rules.bad.tiers.free          | 100                           | ratelimit.rules.bad.tier-key        | tiers are set but not how to find a tier
+			ratelimit.rules.bad.tiers.free          | 0                             | ratelimit.rules.bad.tiers.free      | at least 1
+			ratelimit.rules.bad.burst               | 0                             | ratelimit.rules.bad.burst           | at least 1
+			ratelimit.key-prefix                    | 'a prefix with spaces'        | ratelimit.key-prefix                | must be 1 to 24 characters
+			""")
+	void invalidRulesFailStartUpNamingThePropertyAndTheFix(String property, String value, String named, String problem) {
+		this.runner.withPropertyValues("ratelimit.rules.bad.limit=5", "ratelimit.rules.bad.period=1m", property + "=" + value)
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("'" + named + "'").contains(problem);
+				assertThat(analysis.getAction()).startsWith("Fix '" + named + "'.").hasSizeGreaterThan(("Fix '" + named + "'. ").length() + 10);
+			});
+	}
+
+	@Test
+	void missingLimitAndPeriodFailNamingTheProperty() {
+		new WebApplicationContextRunner().withConfiguration(CONFIGURATIONS)
+			.withPropertyValues("ratelimit.rules.login.period=1m")
+			.run((context) -> assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("'ratelimit.rules.login.limit'").contains("missing"));
+		new WebApplicationContextRunner().withConfiguration(CONFIGURATIONS)
+			.withPropertyValues("ratelimit.rules.login.limit=5")
+			.run((context) -> assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("'ratelimit.rules.login.period'").contains("missing"));
+	}
+
+	@Test
+	void burstOnAWindowAlgorithmIsRejected() {
+		this.runner.withPropertyValues("ratelimit.rules.api.algorithm=fixed-window", "ratelimit.rules.api.burst=5")
+			.run((context) -> assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("'ratelimit.rules.api.burst'").contains("no meaning for fixed-window"));
+	}
+
+	@Test
+	void invalidAnnotationFailsStartUp() {
+		this.runner.withUserConfiguration(BadAnnotation.class)
+			.run((context) -> assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("@RateLimited on " + BadAnnotation.Service.class.getName() + ".call (rule)")
+				.contains("no rule 'missing'"));
+	}
+
+	@Test
+	void configurationMetadataDescribesPropertiesAndHints() throws IOException {
+		try (InputStream in = getClass().getClassLoader()
+			.getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+			assertThat(in).isNotNull();
+			String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+			assertThat(metadata).contains("\"ratelimit.rules\"", "\"ratelimit.key-prefix\"", "\"ratelimit.headers\"",
+					"\"ratelimit.rules.*.algorithm\"", "\"sliding-window-log\"", "\"api-key\"");
+		}
+	}
+
+	private static FailureAnalysis analyze(Throwable failure) {
+		assertThat(failure).as("start-up failure").isNotNull();
+		FailureAnalysis analysis = new InvalidRateLimitRuleFailureAnalyzer().analyze(failure);
+		assertThat(analysis).as("analysis of " + failure).isNotNull();
+		return analysis;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RedisFactoryConfiguration {
+
+		@Bean
+		LettuceConnectionFactory redisConnectionFactory() {
+			return new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", 1));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserBeans {
+
+		static final RateLimitHeadersWriter HEADERS = (response, verdict) -> {
+		};
+
+		static final RateLimitRejectionHandler REJECTION = (request, response, verdict) -> response.setStatus(503);
+
+		@Bean
+		RateLimitHeadersWriter headersWriter() {
+			return HEADERS;
+		}
+
+		@Bean
+		RateLimitRejectionHandler rejectionHandler() {
+			return REJECTION;
+		}
+
+		@Bean
+		KeyResolver tenantKey() {
+			return (request) -> request.getHeader("X-Tenant");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BadAnnotation {
+
+		@Bean
+		Service service() {
+			return new Service();
+		}
+
+		static class Service {
+
+			@dev.ratelimit.RateLimited(rule = "missing")
+			public void call() {
+			}
+
+		}
+
+	}
+
+}

@@ -1,0 +1,63 @@
+package dev.ratelimit.web;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+
+import dev.ratelimit.test.redis.RedisEndpoint;
+import dev.ratelimit.test.redis.RedisStandaloneTest;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two instances of an application behind a load balancer share one Redis: together they admit the rule's limit, not
+ * twice the limit.
+ */
+@RedisStandaloneTest
+class TwoInstancesIntegrationTests {
+
+	@Test
+	void twoApplicationContextsSharingRedisEnforceOneCombinedLimit(RedisEndpoint redis) throws Exception {
+		redis.flushAll();
+		HttpClient client = HttpClient.newHttpClient();
+		try (ConfigurableApplicationContext first = start(redis); ConfigurableApplicationContext second = start(redis)) {
+			List<Integer> ports = List.of(port(first), port(second));
+			assertThat(ports.get(0)).isNotEqualTo(ports.get(1));
+			int admitted = 0;
+			int denied = 0;
+			for (int i = 0; i < 12; i++) {
+				int port = ports.get(i % 2);
+				HttpResponse<String> response = client.send(
+						HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello")).build(),
+						HttpResponse.BodyHandlers.ofString());
+				if (response.statusCode() == 200) {
+					admitted++;
+				}
+				else if (response.statusCode() == 429) {
+					denied++;
+				}
+			}
+			assertThat(admitted).as("rule 'hello' admits 3 per minute across both instances").isEqualTo(3);
+			assertThat(denied).isEqualTo(9);
+		}
+	}
+
+	private static ConfigurableApplicationContext start(RedisEndpoint redis) {
+		return new SpringApplicationBuilder(HttpTestApplication.class)
+			.properties("spring.config.name=ratelimit-http-test", "server.port=0",
+					"spring.data.redis.url=" + redis.uri())
+			.run();
+	}
+
+	private static int port(ConfigurableApplicationContext context) {
+		return ((WebServerApplicationContext) context).getWebServer().getPort();
+	}
+
+}

@@ -13,8 +13,10 @@ import java.util.stream.IntStream;
  *
  * @param checks the checks
  * @param decisions one decision per check
+ * @param storeUnavailable whether the request is denied because the store is unavailable and a rule fails closed
+ * ({@code on-store-failure: deny}); such a denial is the server's problem (503), not the client's (429)
  */
-public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions) {
+public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boolean storeUnavailable) {
 
 	public Verdict {
 		checks = List.copyOf(checks);
@@ -22,6 +24,11 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions) {
 		if (checks.size() != decisions.size()) {
 			throw new IllegalArgumentException("Expected one decision per check");
 		}
+	}
+
+	/** Creates the verdict of a store's decisions. */
+	public Verdict(List<RateLimitCheck> checks, List<Decision> decisions) {
+		this(checks, decisions, false);
 	}
 
 	/** Returns whether the request is admitted: every enforced check allows it. */

@@ -51,6 +51,10 @@ public class RateLimitProperties {
 
 	private final Local local = new Local();
 
+	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+
+	private final DenyCache denyCache = new DenyCache();
+
 	/**
 	 * Rules by name.
 	 */
@@ -108,6 +112,14 @@ public class RateLimitProperties {
 		return this.local;
 	}
 
+	public CircuitBreaker getCircuitBreaker() {
+		return this.circuitBreaker;
+	}
+
+	public DenyCache getDenyCache() {
+		return this.denyCache;
+	}
+
 	public Map<String, Rule> getRules() {
 		return this.rules;
 	}
@@ -158,6 +170,20 @@ public class RateLimitProperties {
 		 */
 		private Duration timeout = Duration.ofMillis(100);
 
+		/**
+		 * Whether to cap Lettuce's reconnect back-off at one second so that decisions return to Redis quickly after
+		 * an outage (applies to the application's Lettuce client resources).
+		 */
+		private boolean capReconnectDelay = true;
+
+		public boolean isCapReconnectDelay() {
+			return this.capReconnectDelay;
+		}
+
+		public void setCapReconnectDelay(boolean capReconnectDelay) {
+			this.capReconnectDelay = capReconnectDelay;
+		}
+
 		public Duration getTimeout() {
 			return this.timeout;
 		}
@@ -175,6 +201,122 @@ public class RateLimitProperties {
 		 * Maximum number of subjects held in memory; the least recently used beyond it start afresh.
 		 */
 		private long maximumEntries = 100_000;
+
+		public long getMaximumEntries() {
+			return this.maximumEntries;
+		}
+
+		public void setMaximumEntries(long maximumEntries) {
+			this.maximumEntries = maximumEntries;
+		}
+
+	}
+
+	/** Settings of the circuit breaker around the Redis store. */
+	public static class CircuitBreaker {
+
+		/**
+		 * Percentage of failed calls (errors and timeouts) in the sliding window that opens the circuit.
+		 */
+		private float failureRateThreshold = 50;
+
+		/**
+		 * Number of recent calls the failure rate is computed over.
+		 */
+		private int slidingWindowSize = 20;
+
+		/**
+		 * Fewest calls before the failure rate counts.
+		 */
+		private int minimumNumberOfCalls = 5;
+
+		/**
+		 * How long the circuit stays open (rules follow on-store-failure without calling Redis) before probes are
+		 * let through; also the Retry-After of requests that fail closed.
+		 */
+		private Duration waitDurationInOpenState = Duration.ofSeconds(1);
+
+		/**
+		 * Number of probe calls while half open.
+		 */
+		private int permittedNumberOfCallsInHalfOpenState = 3;
+
+		public float getFailureRateThreshold() {
+			return this.failureRateThreshold;
+		}
+
+		public void setFailureRateThreshold(float failureRateThreshold) {
+			this.failureRateThreshold = failureRateThreshold;
+		}
+
+		public int getSlidingWindowSize() {
+			return this.slidingWindowSize;
+		}
+
+		public void setSlidingWindowSize(int slidingWindowSize) {
+			this.slidingWindowSize = slidingWindowSize;
+		}
+
+		public int getMinimumNumberOfCalls() {
+			return this.minimumNumberOfCalls;
+		}
+
+		public void setMinimumNumberOfCalls(int minimumNumberOfCalls) {
+			this.minimumNumberOfCalls = minimumNumberOfCalls;
+		}
+
+		public Duration getWaitDurationInOpenState() {
+			return this.waitDurationInOpenState;
+		}
+
+		public void setWaitDurationInOpenState(Duration waitDurationInOpenState) {
+			this.waitDurationInOpenState = waitDurationInOpenState;
+		}
+
+		public int getPermittedNumberOfCallsInHalfOpenState() {
+			return this.permittedNumberOfCallsInHalfOpenState;
+		}
+
+		public void setPermittedNumberOfCallsInHalfOpenState(int permittedNumberOfCallsInHalfOpenState) {
+			this.permittedNumberOfCallsInHalfOpenState = permittedNumberOfCallsInHalfOpenState;
+		}
+
+	}
+
+	/** Settings of the local deny cache. */
+	public static class DenyCache {
+
+		/**
+		 * Whether requests denied for at least 'minimum-wait' are denied again from memory, without a Redis call,
+		 * until the wait ends.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Shortest wait worth remembering.
+		 */
+		private Duration minimumWait = Duration.ofMillis(10);
+
+		/**
+		 * Most denials remembered.
+		 */
+		private long maximumEntries = 10_000;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getMinimumWait() {
+			return this.minimumWait;
+		}
+
+		public void setMinimumWait(Duration minimumWait) {
+			this.minimumWait = minimumWait;
+		}
 
 		public long getMaximumEntries() {
 			return this.maximumEntries;

@@ -1,23 +1,39 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
 import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.resilience.DenyCache;
+import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.StoreFailureMode;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.lettuce.core.resource.Delay;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Keeps rate limits in Redis when the application has a Lettuce {@code RedisConnectionFactory} (configured through
+ * Keeps rate limits in Redis, behind a circuit breaker and a deny cache with a per-rule fallback, when the application has a Lettuce {@code RedisConnectionFactory} (configured through
  * {@code spring.data.redis.*}: standalone, Sentinel or Cluster) and {@code ratelimit.store} is {@code auto} or
  * {@code redis}.
  */
@@ -29,6 +45,49 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 public final class RateLimitRedisAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRedisAutoConfiguration.class);
+
+	/**
+	 * Caps Lettuce's reconnect back-off at one second (its default grows to 30 s), so that decisions return to Redis
+	 * within seconds of its recovery rather than half a minute. Switch off with
+	 * {@code ratelimit.redis.cap-reconnect-delay=false}.
+	 */
+	@Bean
+	@ConditionalOnBooleanProperty(name = "ratelimit.redis.cap-reconnect-delay", matchIfMissing = true)
+	ClientResourcesBuilderCustomizer rateLimitReconnectDelayCustomizer() {
+		return (builder) -> builder
+			.reconnectDelay(Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ResilientRateLimiter rateLimiter(RateLimitStore rateLimitStore, RateLimitRules rules,
+			RateLimitProperties properties, ObjectProvider<Clock> clock) {
+		RateLimitProperties.CircuitBreaker breaker = properties.getCircuitBreaker();
+		CircuitBreakerConfig config;
+		try {
+			config = CircuitBreakerConfig.custom()
+				.failureRateThreshold(breaker.getFailureRateThreshold())
+				.slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+				.slidingWindowSize(breaker.getSlidingWindowSize())
+				.minimumNumberOfCalls(breaker.getMinimumNumberOfCalls())
+				.waitDurationInOpenState(breaker.getWaitDurationInOpenState())
+				.permittedNumberOfCallsInHalfOpenState(breaker.getPermittedNumberOfCallsInHalfOpenState())
+				.build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException("ratelimit.circuit-breaker", ex.getMessage(),
+					"Use a failure rate threshold in (0, 100], positive sizes and a positive wait duration");
+		}
+		RateLimitProperties.DenyCache deny = properties.getDenyCache();
+		DenyCache denyCache = deny.isEnabled()
+				? new DenyCache(deny.getMaximumEntries(), deny.getMinimumWait(), System::nanoTime) : null;
+		LocalRateLimitStore fallback = new LocalRateLimitStore(properties.getLocal().getMaximumEntries(),
+				clock.getIfAvailable(Clock::systemUTC));
+		return new ResilientRateLimiter(new StoreRateLimiter(rateLimitStore), new StoreRateLimiter(fallback),
+				CircuitBreaker.of("ratelimit-store", config), denyCache,
+				(name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL),
+				breaker.getWaitDurationInOpenState(), System::nanoTime, Duration.ofSeconds(10));
+	}
 
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)

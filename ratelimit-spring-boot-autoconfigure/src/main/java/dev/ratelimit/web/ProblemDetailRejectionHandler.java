@@ -19,7 +19,8 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 
 /**
- * Answers a denied request with 429 Too Many Requests, {@code Retry-After} (the longest wait among the denying rules,
+ * Answers a request denied because the store is unavailable and a rule fails closed with 503 Service Unavailable,
+ * {@code Retry-After} and a problem body; answers any other denied request with 429 Too Many Requests, {@code Retry-After} (the longest wait among the denying rules,
  * in seconds rounded up, at least 1) and an RFC 9457 {@code application/problem+json} body with the denying rule
  * names ({@code rules}) and the wait ({@code retryAfter}, seconds).
  * <p>
@@ -31,9 +32,25 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	/** The problem type of rate limited requests. */
 	public static final URI TYPE = URI.create("urn:ratelimit:problem:too-many-requests");
 
+	/** The problem type of requests rejected because the store is unavailable and a rule fails closed. */
+	public static final URI UNAVAILABLE_TYPE = URI.create("urn:ratelimit:problem:store-unavailable");
+
 	@Override
 	public void reject(HttpServletRequest request, HttpServletResponse response, Verdict verdict) throws IOException {
 		List<String> rules = verdict.deniedIndexes().stream().map((i) -> verdict.checks().get(i).policy().name()).toList();
+		if (verdict.storeUnavailable()) {
+			long seconds = retryAfterSeconds(verdict.retryAfter());
+			ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.SERVICE_UNAVAILABLE);
+			problem.setType(UNAVAILABLE_TYPE);
+			problem.setInstance(URI.create(request.getRequestURI()));
+			problem.setDetail("Rate limit " + quoted(rules) + " cannot be checked right now and does not admit requests"
+					+ " unchecked. Retry after " + seconds + ((seconds == 1) ? " second." : " seconds."));
+			problem.setProperty("rules", rules);
+			problem.setProperty("retryAfter", seconds);
+			response.setHeader("Retry-After", Long.toString(seconds));
+			write(response, problem);
+			return;
+		}
 		boolean never = verdict.deniedIndexes().stream().map((i) -> verdict.decisions().get(i)).anyMatch(Decision::neverAllowed);
 		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS);
 		problem.setType(TYPE);

@@ -34,7 +34,8 @@ public class StandardRateLimitHeadersWriter implements RateLimitHeadersWriter {
 
 	@Override
 	public void write(HttpServletResponse response, Verdict verdict) {
-		if (this.style == HeaderStyle.NONE) {
+		if (this.style == HeaderStyle.NONE || verdict.storeUnavailable()) {
+			// a 503 says nothing about the client's quota
 			return;
 		}
 		Optional<Integer> restrictive = verdict.mostRestrictiveIndex();

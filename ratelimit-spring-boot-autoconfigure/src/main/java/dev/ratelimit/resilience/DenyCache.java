@@ -1,0 +1,144 @@
+package dev.ratelimit.resilience;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.Verdict;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Remembers requests denied for at least {@code minimumWait}, so that the same request (same rules, subjects and
+ * costs) is denied from memory until the wait ends: same decisions (their durations shortened by the time elapsed),
+ * no store call. Allowed requests are never cached. Bounded in entries; each entry expires when its wait ends.
+ * <p>
+ * This is exact, not an approximation: a denied request consumed nothing, and its {@code retryAfter} is the time
+ * until the store could admit it again, so every answer the cache gives is the answer the store would give (unless an
+ * operator resets the subject, which also clears the cache).
+ */
+public final class DenyCache {
+
+	private final Cache<String, Entry> entries;
+
+	private final long minimumWaitNanos;
+
+	private final LongSupplier nanoTime;
+
+	/**
+	 * @param maximumEntries the most remembered denials
+	 * @param minimumWait the shortest wait worth remembering
+	 * @param nanoTime the monotonic time source
+	 */
+	public DenyCache(long maximumEntries, Duration minimumWait, LongSupplier nanoTime) {
+		this.minimumWaitNanos = minimumWait.toNanos();
+		this.nanoTime = nanoTime;
+		this.entries = Caffeine.newBuilder()
+			.maximumSize(maximumEntries)
+			.ticker(nanoTime::getAsLong)
+			.expireAfter(new Expiry<String, Entry>() {
+
+				@Override
+				public long expireAfterCreate(String key, Entry entry, long currentTime) {
+					return Math.max(0, entry.untilNanos - currentTime);
+				}
+
+				@Override
+				public long expireAfterUpdate(String key, Entry entry, long currentTime, long currentDuration) {
+					return Math.max(0, entry.untilNanos - currentTime);
+				}
+
+				@Override
+				public long expireAfterRead(String key, Entry entry, long currentTime, long currentDuration) {
+					return currentDuration;
+				}
+
+			})
+			.build();
+	}
+
+	/** Returns the remembered denial of this request, adjusted to now, or {@code null}. */
+	public @Nullable Verdict get(List<RateLimitCheck> checks) {
+		Entry entry = this.entries.getIfPresent(signature(checks));
+		if (entry == null) {
+			return null;
+		}
+		long now = this.nanoTime.getAsLong();
+		if (now >= entry.untilNanos) {
+			return null;
+		}
+		Duration elapsed = Duration.ofNanos(now - entry.storedNanos);
+		List<Decision> decisions = new ArrayList<>(entry.verdict.decisions().size());
+		for (Decision decision : entry.verdict.decisions()) {
+			decisions.add(shorten(decision, elapsed));
+		}
+		return new Verdict(checks, decisions);
+	}
+
+	/** Remembers a verdict if it is a denial whose wait is long enough. */
+	public void remember(Verdict verdict) {
+		if (verdict.allowed() || verdict.storeUnavailable()) {
+			return;
+		}
+		Duration wait = verdict.retryAfter();
+		if (wait.toNanos() < this.minimumWaitNanos || verdict.deniedIndexes().stream()
+			.anyMatch((i) -> verdict.decisions().get(i).neverAllowed())) {
+			return;
+		}
+		long now = this.nanoTime.getAsLong();
+		this.entries.put(signature(verdict.checks()), new Entry(verdict, now, now + wait.toNanos()));
+	}
+
+	/** Forgets every remembered denial that involves a rule and subject. */
+	public void forget(String rule, String subject) {
+		String part = '\u0001' + rule + '\u0000' + subject + '\u0000';
+		this.entries.asMap().keySet().removeIf((key) -> ('\u0001' + key).contains(part));
+	}
+
+	/** Returns the number of remembered denials (an estimate). */
+	public long size() {
+		this.entries.cleanUp();
+		return this.entries.estimatedSize();
+	}
+
+	private static Decision shorten(Decision decision, Duration elapsed) {
+		Duration reset = decision.resetAfter().minus(elapsed);
+		if (reset.isNegative()) {
+			reset = Duration.ZERO;
+		}
+		if (decision.allowed() || decision.neverAllowed()) {
+			return new Decision(decision.allowed(), decision.limit(), decision.remaining(), reset, decision.retryAfter());
+		}
+		Duration retry = decision.retryAfter().minus(elapsed);
+		if (retry.compareTo(Duration.of(1, ChronoUnit.MICROS)) < 0) {
+			retry = Duration.of(1, ChronoUnit.MICROS);
+		}
+		return new Decision(false, decision.limit(), decision.remaining(), reset, retry);
+	}
+
+	private static String signature(List<RateLimitCheck> checks) {
+		StringBuilder signature = new StringBuilder();
+		for (RateLimitCheck check : checks) {
+			signature.append(check.policy().name())
+				.append('\u0000')
+				.append(check.subject())
+				.append('\u0000')
+				.append(check.cost())
+				.append('/')
+				.append(check.policy().limit())
+				.append(check.shadow() ? 's' : 'e')
+				.append('\u0001');
+		}
+		return signature.toString();
+	}
+
+	private record Entry(Verdict verdict, long storedNanos, long untilNanos) {
+	}
+
+}

@@ -1,0 +1,203 @@
+package dev.ratelimit.resilience;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.rule.StoreFailureMode;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link RateLimiter} that stays calm when its shared store is not:
+ * <ul>
+ * <li>denials with a long enough wait are remembered in a {@link DenyCache} and answered from memory;</li>
+ * <li>calls to the shared store go through a circuit breaker: after repeated failures (errors or timeouts) requests
+ * stop waiting on the store; half-open probes detect recovery and decisions return to the store by themselves;</li>
+ * <li>while the store is unavailable every rule follows its {@link StoreFailureMode}: {@code local} is enforced by
+ * this instance's memory, {@code allow} admits, {@code deny} rejects the request as {@link Verdict#storeUnavailable()
+ * store unavailable} (503).</li>
+ * </ul>
+ * Falling back and recovering are logged at WARN, at most once per {@code logInterval} for repeated failures.
+ */
+public class ResilientRateLimiter implements RateLimiter {
+
+	private static final Log logger = LogFactory.getLog(ResilientRateLimiter.class);
+
+	private final RateLimiter primary;
+
+	private final RateLimiter fallback;
+
+	private final CircuitBreaker circuitBreaker;
+
+	private final @Nullable DenyCache denyCache;
+
+	private final Function<String, StoreFailureMode> failureModes;
+
+	private final Duration unavailableRetryAfter;
+
+	private final LongSupplier nanoTime;
+
+	private final long logIntervalNanos;
+
+	private final AtomicReference<StoreState> state = new AtomicReference<>(StoreState.REDIS);
+
+	private final AtomicLong fallbackSinceNanos = new AtomicLong();
+
+	private final AtomicLong lastWarningNanos = new AtomicLong(Long.MIN_VALUE / 2);
+
+	/**
+	 * @param primary the limiter over the shared store
+	 * @param fallback the limiter over this instance's memory
+	 * @param circuitBreaker the breaker around the shared store
+	 * @param denyCache the deny cache, or {@code null} for none
+	 * @param failureModes the failure mode of each rule, by policy name
+	 * @param unavailableRetryAfter the {@code Retry-After} of requests that fail closed
+	 * @param nanoTime the monotonic time source
+	 * @param logInterval the least time between two warnings about the same outage
+	 */
+	public ResilientRateLimiter(RateLimiter primary, RateLimiter fallback, CircuitBreaker circuitBreaker,
+			@Nullable DenyCache denyCache, Function<String, StoreFailureMode> failureModes,
+			Duration unavailableRetryAfter, LongSupplier nanoTime, Duration logInterval) {
+		this.primary = primary;
+		this.fallback = fallback;
+		this.circuitBreaker = circuitBreaker;
+		this.denyCache = denyCache;
+		this.failureModes = failureModes;
+		this.unavailableRetryAfter = unavailableRetryAfter;
+		this.nanoTime = nanoTime;
+		this.logIntervalNanos = logInterval.toNanos();
+	}
+
+	@Override
+	public Verdict evaluate(List<RateLimitCheck> checks) {
+		if (checks.isEmpty()) {
+			return new Verdict(List.of(), List.of());
+		}
+		if (this.denyCache != null) {
+			Verdict remembered = this.denyCache.get(checks);
+			if (remembered != null) {
+				return remembered;
+			}
+		}
+		if (!this.circuitBreaker.tryAcquirePermission()) {
+			// open, or half open with every probe slot taken: decide without the store
+			if (this.circuitBreaker.getState() == CircuitBreaker.State.OPEN) {
+				enterFallback(null);
+			}
+			return fallBack(checks);
+		}
+		long start = this.nanoTime.getAsLong();
+		Verdict verdict;
+		try {
+			verdict = this.primary.evaluate(checks);
+		}
+		catch (RuntimeException ex) {
+			// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
+			this.circuitBreaker.onError(this.nanoTime.getAsLong() - start, TimeUnit.NANOSECONDS, ex);
+			enterFallback(ex);
+			return fallBack(checks);
+		}
+		this.circuitBreaker.onSuccess(this.nanoTime.getAsLong() - start, TimeUnit.NANOSECONDS);
+		if (this.circuitBreaker.getState() == CircuitBreaker.State.CLOSED) {
+			recovered();
+		}
+		if (this.denyCache != null) {
+			this.denyCache.remember(verdict);
+		}
+		return verdict;
+	}
+
+	/** Returns who decides right now. */
+	public StoreState state() {
+		return this.state.get();
+	}
+
+	/** Returns the circuit breaker around the shared store. */
+	public CircuitBreaker circuitBreaker() {
+		return this.circuitBreaker;
+	}
+
+	/** Returns the deny cache, or {@code null} when it is switched off. */
+	public @Nullable DenyCache denyCache() {
+		return this.denyCache;
+	}
+
+	private Verdict fallBack(List<RateLimitCheck> checks) {
+		List<Integer> local = new ArrayList<>();
+		boolean failClosed = false;
+		for (int i = 0; i < checks.size(); i++) {
+			RateLimitCheck check = checks.get(i);
+			StoreFailureMode mode = this.failureModes.apply(check.policy().name());
+			if (mode == StoreFailureMode.DENY && check.enforced()) {
+				failClosed = true;
+			}
+			else if (mode == StoreFailureMode.LOCAL || mode == StoreFailureMode.DENY) {
+				local.add(i);
+			}
+		}
+		Decision[] decisions = new Decision[checks.size()];
+		if (failClosed) {
+			for (int i = 0; i < checks.size(); i++) {
+				RateLimitCheck check = checks.get(i);
+				boolean closes = check.enforced() && this.failureModes.apply(check.policy().name()) == StoreFailureMode.DENY;
+				decisions[i] = closes ? new Decision(false, check.policy().limit(), 0, Duration.ZERO,
+						this.unavailableRetryAfter) : unknown(check);
+			}
+			return new Verdict(checks, List.of(decisions), true);
+		}
+		if (!local.isEmpty()) {
+			List<RateLimitCheck> localChecks = local.stream().map(checks::get).toList();
+			List<Decision> localDecisions = this.fallback.evaluate(localChecks).decisions();
+			for (int j = 0; j < local.size(); j++) {
+				decisions[local.get(j)] = localDecisions.get(j);
+			}
+		}
+		for (int i = 0; i < checks.size(); i++) {
+			if (decisions[i] == null) {
+				decisions[i] = unknown(checks.get(i));
+			}
+		}
+		return new Verdict(checks, List.of(decisions));
+	}
+
+	/** The decision of a check that nothing evaluated (fail-open, or not reached): admitted, full quota. */
+	private static Decision unknown(RateLimitCheck check) {
+		return new Decision(true, check.policy().limit(), check.policy().limit(), Duration.ZERO, Duration.ZERO);
+	}
+
+	private void enterFallback(@Nullable RuntimeException cause) {
+		long now = this.nanoTime.getAsLong();
+		boolean entered = this.state.compareAndSet(StoreState.REDIS, StoreState.FALLBACK);
+		if (entered) {
+			this.fallbackSinceNanos.set(now);
+		}
+		long last = this.lastWarningNanos.get();
+		if ((entered || now - last >= this.logIntervalNanos) && this.lastWarningNanos.compareAndSet(last, now)
+				&& logger.isWarnEnabled()) {
+			String reason = (cause != null) ? cause.getMessage() : "circuit breaker is " + this.circuitBreaker.getState();
+			logger.warn((entered ? "Rate limit store unavailable (" : "Rate limit store still unavailable (") + reason
+					+ "); rules follow their on-store-failure mode (local, allow or deny)");
+		}
+	}
+
+	private void recovered() {
+		if (this.state.get() == StoreState.FALLBACK && this.state.compareAndSet(StoreState.FALLBACK, StoreState.REDIS)) {
+			Duration outage = Duration.ofNanos(this.nanoTime.getAsLong() - this.fallbackSinceNanos.get());
+			logger.warn("Rate limit store recovered after " + outage.toMillis() + " ms; decisions come from it again");
+			this.lastWarningNanos.set(Long.MIN_VALUE / 2);
+		}
+	}
+
+}

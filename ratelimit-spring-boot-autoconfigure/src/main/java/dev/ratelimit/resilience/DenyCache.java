@@ -86,9 +86,12 @@ public final class DenyCache {
 		if (verdict.allowed() || verdict.storeUnavailable()) {
 			return;
 		}
+		if (verdict.deniedIndexes().stream().anyMatch((i) -> verdict.decisions().get(i).neverAllowed())) {
+			// no wait ends a request that can never be admitted; it is cheap to deny anyway
+			return;
+		}
 		Duration wait = verdict.retryAfter();
-		if (wait.toNanos() < this.minimumWaitNanos || verdict.deniedIndexes().stream()
-			.anyMatch((i) -> verdict.decisions().get(i).neverAllowed())) {
+		if (wait.toNanos() < this.minimumWaitNanos) {
 			return;
 		}
 		long now = this.nanoTime.getAsLong();
@@ -99,6 +102,11 @@ public final class DenyCache {
 	public void forget(String rule, String subject) {
 		String part = '\u0001' + rule + '\u0000' + subject + '\u0000';
 		this.entries.asMap().keySet().removeIf((key) -> ('\u0001' + key).contains(part));
+	}
+
+	/** Forgets every remembered denial. */
+	public void clear() {
+		this.entries.invalidateAll();
 	}
 
 	/** Returns the number of remembered denials (an estimate). */

@@ -53,7 +53,16 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			chain.doFilter(request, response);
 			return;
 		}
-		Verdict verdict = this.limiter.evaluate(checks);
+		Verdict verdict;
+		try {
+			verdict = this.limiter.evaluate(checks);
+		}
+		catch (RuntimeException ex) {
+			// The limiter must never turn a request into a 500: admit it, and say so loudly.
+			logger.error("Rate limiting failed; the request is admitted unchecked", ex);
+			chain.doFilter(request, response);
+			return;
+		}
 		request.setAttribute(VERDICT_ATTRIBUTE, verdict);
 		logShadowDenials(request, verdict);
 		this.headersWriter.write(response, verdict);

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -51,11 +53,16 @@ class RateLimitHttpIntegrationTests {
 		registry.add("spring.data.redis.url", redis::uri);
 	}
 
+	@Autowired
+	private RateLimiter limiter;
+
 	@BeforeEach
 	void flush() {
 		try (var connection = this.connectionFactory.getConnection()) {
 			connection.serverCommands().flushAll();
 		}
+		// Redis was emptied behind the limiter's back: forget what it remembers of earlier denials too
+		((ResilientRateLimiter) this.limiter).denyCache().clear();
 	}
 
 	@Test

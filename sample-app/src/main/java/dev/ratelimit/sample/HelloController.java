@@ -1,12 +1,37 @@
 package dev.ratelimit.sample;
 
+import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
+/**
+ * {@code GET /}: what to try; {@code GET /api/hello}: limited per client IP by the {@code hello} rule.
+ */
 @RestController
 class HelloController {
 
-	@GetMapping("/api/hello")
+	private static final String HOME = """
+			ratelimit sample: rules in application.yml, state in Redis
+
+			  GET  /api/hello                        rule 'hello': 5 per 10 s per IP (gcra)
+			  GET  /api/search?q=...&pageSize=N      rule 'search': per X-API-Key, cost = pageSize; plans by key:
+			                                         none/unknown 20/min, demo-free-key 60/min, demo-pro-key 1000/min
+			  POST /login  username=..&password=..   rules 'login-ip' (10/min per IP) and 'login-user'
+			                                         (3/min per username), sliding window log; demo/demo logs in
+			  GET  /api/reports/{user}               @RateLimited on ReportService.generate: 3/min per user
+
+			Try:
+			  for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code}\\n' localhost:8080/api/hello; done
+			  curl -i -H 'X-API-Key: demo-pro-key' 'localhost:8080/api/search?q=redis&pageSize=10'
+			  curl -i -d username=demo -d password=wrong localhost:8080/login
+			""";
+
+	@GetMapping(path = "/", produces = MediaType.TEXT_PLAIN_VALUE)
+	String home() {
+		return HOME;
+	}
+
+	@GetMapping(path = "/api/hello", produces = MediaType.TEXT_PLAIN_VALUE)
 	String hello() {
 		return "hello\n";
 	}

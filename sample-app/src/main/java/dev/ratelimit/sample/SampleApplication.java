@@ -2,11 +2,14 @@ package dev.ratelimit.sample;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 
 /**
- * A small API that shows the rate limiting starter.
+ * A small API that shows the rate limiting starter. Its rules are in {@code application.yml}; without a configured
+ * Redis it starts an embedded one (see {@link dev.ratelimit.sample.redis.EmbeddedRedisEnvironmentPostProcessor}).
  */
 @SpringBootApplication
+@ConfigurationPropertiesScan
 public class SampleApplication {
 
 	public static void main(String[] args) {

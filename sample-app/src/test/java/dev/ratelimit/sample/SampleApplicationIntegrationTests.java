@@ -1,0 +1,245 @@
+package dev.ratelimit.sample;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.sample.redis.EmbeddedRedis;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample over HTTP, against the embedded Redis it starts itself ({@code sample.embedded-redis=always}, so that the
+ * embedded path is proven even where a Redis runs on localhost:6379). Redis is flushed before each test; every test
+ * uses its own rule and subject for the requests it expects to be denied, so that no test depends on another's
+ * denials.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		// the Redis store's default 100 ms budget is for production; a loaded build machine can exceed it, and these
+		// tests are about the sample's rules, not about falling back when Redis is slow
+		properties = { "sample.embedded-redis=always", "ratelimit.redis.timeout=5s" })
+class SampleApplicationIntegrationTests {
+
+	private static final HttpClient client = HttpClient.newHttpClient();
+
+	private static final JsonMapper json = JsonMapper.builder().build();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private EmbeddedRedis embeddedRedis;
+
+	@Autowired
+	private LettuceConnectionFactory connectionFactory;
+
+	@Autowired
+	private RateLimitStore store;
+
+	@BeforeEach
+	void flush() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.serverCommands().flushAll();
+		}
+	}
+
+	@Test
+	void limitsAreKeptInTheEmbeddedRedis() throws Exception {
+		assertThat(this.embeddedRedis.isRunning()).isTrue();
+		assertThat(this.embeddedRedis.port()).isNotEqualTo(6379);
+		assertThat(this.connectionFactory.getPort()).isEqualTo(this.embeddedRedis.port());
+		assertThat(this.store).isInstanceOf(RedisRateLimitStore.class);
+		// the sliding window log keeps its key for the whole minute (a bucket's key expires once it is full again)
+		assertThat(login("embedded-check", "guess").statusCode()).isEqualTo(401);
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			assertThat(connection.keyCommands().keys("*login-user*embedded-check*".getBytes(StandardCharsets.UTF_8)))
+				.hasSize(1);
+		}
+	}
+
+	@Test
+	void homePageListsTheEndpoints() throws Exception {
+		HttpResponse<String> home = get("/", null);
+		assertThat(home.statusCode()).isEqualTo(200);
+		assertThat(home.body()).contains("/api/hello", "/api/search", "/login", "/api/reports/{user}");
+		assertThat(home.headers().firstValue("RateLimit")).isEmpty();
+	}
+
+	@Test
+	void helloIsLimitedPerIpUntil429WithRetryAfter() throws Exception {
+		HttpResponse<String> first = get("/api/hello", null);
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.body()).isEqualTo("hello\n");
+		assertThat(header(first, "RateLimit-Policy")).isEqualTo("\"hello\";q=5;w=10");
+		assertThat(header(first, "RateLimit")).matches("\"hello\";r=4;t=[12]");
+		assertThat(header(first, "X-RateLimit-Limit")).isEqualTo("5");
+		assertThat(header(first, "X-RateLimit-Remaining")).isEqualTo("4");
+		assertThat(first.headers().firstValue("Retry-After")).isEmpty();
+
+		int allowed = 1;
+		HttpResponse<String> denied = null;
+		while (denied == null && allowed < 20) {
+			HttpResponse<String> response = get("/api/hello", null);
+			if (response.statusCode() == 429) {
+				denied = response;
+			}
+			else {
+				assertThat(response.statusCode()).isEqualTo(200);
+				allowed++;
+			}
+		}
+		// a burst of 5, then one every 2 s: exactly 5 unless the machine took seconds to send them
+		assertThat(allowed).isBetween(5, 10);
+		assertThat(denied).isNotNull();
+		assertThat(header(denied, "Content-Type")).startsWith("application/problem+json");
+		long retryAfter = Long.parseLong(header(denied, "Retry-After"));
+		assertThat(retryAfter).isBetween(1L, 2L);
+		assertThat(header(denied, "RateLimit")).startsWith("\"hello\";r=0;");
+		assertThat(header(denied, "X-RateLimit-Remaining")).isEqualTo("0");
+		JsonNode problem = json.readTree(denied.body());
+		assertThat(problem.get("status").asInt()).isEqualTo(429);
+		assertThat(problem.get("instance").asString()).isEqualTo("/api/hello");
+		assertThat(problem.get("rules").get(0).asString()).isEqualTo("hello");
+		assertThat(problem.get("retryAfter").asLong()).isEqualTo(retryAfter);
+	}
+
+	@Test
+	void searchLimitDependsOnTheApiKeysPlanAndCostIsThePageSize() throws Exception {
+		HttpResponse<String> pro = get("/api/search?q=redis&pageSize=10", "demo-pro-key");
+		assertThat(pro.statusCode()).isEqualTo(200);
+		assertThat(header(pro, "RateLimit-Policy")).isEqualTo("\"search\";q=1000;w=60");
+		assertThat(header(pro, "X-RateLimit-Remaining")).isEqualTo("990");
+		JsonNode body = json.readTree(pro.body());
+		assertThat(body.get("plan").asString()).isEqualTo("pro");
+		assertThat(body.get("results").size()).isEqualTo(10);
+
+		HttpResponse<String> free = get("/api/search?q=redis&pageSize=10", "demo-free-key");
+		assertThat(free.statusCode()).isEqualTo(200);
+		assertThat(header(free, "RateLimit-Policy")).isEqualTo("\"search\";q=60;w=60");
+		assertThat(header(free, "X-RateLimit-Remaining")).isEqualTo("50");
+		assertThat(json.readTree(free.body()).get("plan").asString()).isEqualTo("free");
+
+		// no key: the rule's own limit, keyed by IP; an unknown key: the rule's own limit, keyed by that key
+		HttpResponse<String> anonymous = get("/api/search?q=redis&pageSize=5", null);
+		assertThat(header(anonymous, "RateLimit-Policy")).isEqualTo("\"search\";q=20;w=60");
+		assertThat(header(anonymous, "X-RateLimit-Remaining")).isEqualTo("15");
+		assertThat(json.readTree(anonymous.body()).get("plan").asString()).isEqualTo("none");
+		HttpResponse<String> unknown = get("/api/search?q=redis&pageSize=5", "no-such-key");
+		assertThat(header(unknown, "RateLimit-Policy")).isEqualTo("\"search\";q=20;w=60");
+		assertThat(header(unknown, "X-RateLimit-Remaining")).isEqualTo("15");
+
+		// no pageSize costs 1
+		HttpResponse<String> single = get("/api/search?q=redis", null);
+		assertThat(header(single, "X-RateLimit-Remaining")).isIn("14", "15");
+
+		// 60 units need the free bucket full again (about 10 s away): denied, nothing consumed
+		HttpResponse<String> tooBig = get("/api/search?q=redis&pageSize=60", "demo-free-key");
+		assertThat(tooBig.statusCode()).isEqualTo(429);
+		assertThat(Long.parseLong(header(tooBig, "Retry-After"))).isBetween(1L, 10L);
+		assertThat(json.readTree(tooBig.body()).get("rules").get(0).asString()).isEqualTo("search");
+	}
+
+	@Test
+	void aPageSizeBeyondWhatThePlanCanEverAdmitIsDeniedWithoutRetryAfter() throws Exception {
+		HttpResponse<String> never = get("/api/search?q=redis&pageSize=61", "demo-free-key");
+		assertThat(never.statusCode()).isEqualTo(429);
+		assertThat(never.headers().firstValue("Retry-After")).isEmpty();
+		assertThat(json.readTree(never.body()).get("detail").asString()).contains("can ever admit");
+		// the pro plan can afford it
+		assertThat(get("/api/search?q=redis&pageSize=61", "demo-pro-key").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void loginIsLimitedPerUsernameWhateverTheCase() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> wrong = login("alice", "guess" + i);
+			assertThat(wrong.statusCode()).isEqualTo(401);
+			assertThat(header(wrong, "RateLimit-Policy"))
+				.isEqualTo("\"login-ip\";q=10;w=60, \"login-user\";q=3;w=60");
+		}
+		HttpResponse<String> denied = login("alice", "guess3");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(Long.parseLong(header(denied, "Retry-After"))).isBetween(1L, 60L);
+		JsonNode problem = json.readTree(denied.body());
+		assertThat(problem.get("rules").size()).isEqualTo(1);
+		assertThat(problem.get("rules").get(0).asString()).isEqualTo("login-user");
+		assertThat(login("ALICE", "guess4").statusCode()).isEqualTo(429);
+
+		// other users from the same address are not affected
+		assertThat(login("bob", "guess").statusCode()).isEqualTo(401);
+		HttpResponse<String> demo = login("demo", "demo");
+		assertThat(demo.statusCode()).isEqualTo(200);
+		assertThat(json.readTree(demo.body()).get("user").asString()).isEqualTo("demo");
+	}
+
+	@Test
+	void loginIsLimitedPerIpAcrossUsernames() throws Exception {
+		for (int i = 0; i < 10; i++) {
+			assertThat(login("user" + i, "guess").statusCode()).isEqualTo(401);
+		}
+		HttpResponse<String> denied = login("user10", "guess");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		JsonNode problem = json.readTree(denied.body());
+		assertThat(problem.get("rules").size()).isEqualTo(1);
+		assertThat(problem.get("rules").get(0).asString()).isEqualTo("login-ip");
+	}
+
+	@Test
+	void reportsAreLimitedPerUserByTheAnnotation() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> report = get("/api/reports/alice", null);
+			assertThat(report.statusCode()).isEqualTo(200);
+			assertThat(json.readTree(report.body()).get("user").asString()).isEqualTo("alice");
+			assertThat(header(report, "RateLimit-Policy")).isEqualTo("\"reports\";q=3;w=60");
+			assertThat(header(report, "X-RateLimit-Remaining")).isEqualTo(Integer.toString(2 - i));
+		}
+		HttpResponse<String> denied = get("/api/reports/alice", null);
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(header(denied, "Content-Type")).startsWith("application/problem+json");
+		assertThat(Long.parseLong(header(denied, "Retry-After"))).isBetween(1L, 20L);
+		assertThat(json.readTree(denied.body()).get("rules").get(0).asString()).isEqualTo("reports");
+		assertThat(get("/api/reports/bob", null).statusCode()).isEqualTo(200);
+	}
+
+	private HttpResponse<String> get(String path, String apiKey) throws Exception {
+		HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).GET();
+		if (apiKey != null) {
+			request.header("X-API-Key", apiKey);
+		}
+		return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpResponse<String> login(String username, String password) throws Exception {
+		String form = "username=" + username + "&password=" + password;
+		HttpRequest request = HttpRequest.newBuilder(uri("/login"))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.POST(HttpRequest.BodyPublishers.ofString(form))
+			.build();
+		return client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	private URI uri(String path) {
+		return URI.create("http://127.0.0.1:" + this.port + path);
+	}
+
+	private static String header(HttpResponse<?> response, String name) {
+		return response.headers()
+			.firstValue(name)
+			.orElseThrow(() -> new AssertionError("no " + name + " header in " + response.headers().map()));
+	}
+
+}

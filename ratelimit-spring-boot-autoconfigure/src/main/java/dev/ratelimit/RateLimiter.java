@@ -20,6 +20,13 @@ public interface RateLimiter {
 		return evaluate(List.of(check));
 	}
 
+	/**
+	 * Forgets a subject's state under a policy everywhere this limiter keeps it, restoring its full quota.
+	 * @param policy the policy
+	 * @param subject the subject
+	 */
+	void reset(RateLimitPolicy policy, String subject);
+
 	/** Returns whether one unit for {@code subject} under {@code policy} is admitted, consuming it if so. */
 	default boolean tryAcquire(RateLimitPolicy policy, String subject) {
 		return evaluate(RateLimitCheck.of(policy, subject)).allowed();

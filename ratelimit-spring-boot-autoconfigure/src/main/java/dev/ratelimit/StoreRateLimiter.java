@@ -14,12 +14,36 @@ public class StoreRateLimiter implements RateLimiter {
 
 	private final RateLimitStore store;
 
+	private final RateLimitListener listener;
+
 	public StoreRateLimiter(RateLimitStore store) {
+		this(store, RateLimitListener.NONE);
+	}
+
+	/**
+	 * @param store the store
+	 * @param listener told of every verdict (as {@link RateLimitListener.Source#STORE})
+	 */
+	public StoreRateLimiter(RateLimitStore store, RateLimitListener listener) {
 		this.store = Objects.requireNonNull(store, "store");
+		this.listener = Objects.requireNonNull(listener, "listener");
+	}
+
+	/** Returns the store. */
+	public RateLimitStore store() {
+		return this.store;
 	}
 
 	@Override
 	public Verdict evaluate(List<RateLimitCheck> checks) {
+		Verdict verdict = evaluateInStore(checks);
+		if (!checks.isEmpty()) {
+			this.listener.onVerdict(verdict, RateLimitListener.Source.STORE);
+		}
+		return verdict;
+	}
+
+	private Verdict evaluateInStore(List<RateLimitCheck> checks) {
 		if (checks.isEmpty()) {
 			return new Verdict(List.of(), List.of());
 		}
@@ -55,6 +79,11 @@ public class StoreRateLimiter implements RateLimiter {
 			decisions.add(mergedDecisions.get(target[i]));
 		}
 		return new Verdict(checks, decisions);
+	}
+
+	@Override
+	public void reset(RateLimitPolicy policy, String subject) {
+		this.store.reset(policy, subject);
 	}
 
 	private static boolean distinct(List<RateLimitCheck> checks) {

@@ -34,14 +34,15 @@ record AnnotatedLimits(List<Limit> limits) {
 	/**
 	 * One compiled annotation.
 	 *
-	 * @param rule the named yml rule, or {@code null} for an inline rule
-	 * @param policy the policy (the named rule's untiered policy, or the inline one)
+	 * @param rule the name of the yml rule, or {@code null} for an inline rule (looked up per call, so that
+	 * overrides and reloads apply)
+	 * @param policy the inline policy (for a named rule: its policy at start-up, used only if it disappears)
 	 * @param key the key expression, or {@code null}
 	 * @param cost the cost expression, or {@code null}
 	 * @param fixedCost the cost when it is a constant, else 0
 	 * @param shadow whether it only observes
 	 */
-	record Limit(@Nullable RateLimitRule rule, RateLimitPolicy policy, @Nullable Expression key,
+	record Limit(@Nullable String rule, RateLimitPolicy policy, @Nullable Expression key,
 			@Nullable Expression cost, long fixedCost, boolean shadow) {
 	}
 
@@ -84,7 +85,7 @@ record AnnotatedLimits(List<Limit> limits) {
 				.orElseThrow(() -> new InvalidRateLimitRuleException(where + " (rule)",
 						"there is no rule '" + annotation.rule() + "' in ratelimit.rules",
 						"Declare ratelimit.rules." + annotation.rule() + " or declare the limit inline"));
-			return new Limit(rule, rule.policy(), key, cost, fixedCost, annotation.shadow());
+			return new Limit(rule.name(), rule.policy(), key, cost, fixedCost, annotation.shadow());
 		}
 		if (annotation.limit() < 1) {
 			throw new InvalidRateLimitRuleException(where + " (limit)", "an inline limit needs limit >= 1",

@@ -121,7 +121,7 @@ public class RateLimitedAspect {
 
 	private RateLimitCheck check(AnnotatedLimits.Limit limit, @Nullable HttpServletRequest request,
 			@Nullable MethodBasedEvaluationContext context) {
-		RateLimitRule rule = limit.rule();
+		RateLimitRule rule = (limit.rule() != null) ? this.rules.get(limit.rule()).orElse(null) : null;
 		RateLimitPolicy policy = (rule != null && request != null) ? rule.policyFor(request) : limit.policy();
 		String subject;
 		if (limit.key() != null) {

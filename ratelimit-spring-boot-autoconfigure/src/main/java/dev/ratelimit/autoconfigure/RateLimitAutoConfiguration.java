@@ -3,6 +3,7 @@ package dev.ratelimit.autoconfigure;
 import java.time.Clock;
 
 import dev.ratelimit.KeyResolver;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreRateLimiter;
@@ -10,6 +11,7 @@ import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RuleOverrideRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -21,8 +23,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
@@ -39,10 +45,40 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitRules rateLimitRules(RateLimitProperties properties, BeanFactory beanFactory) {
+	RuleCompiler rateLimitRuleCompiler(BeanFactory beanFactory) {
 		RequestExpressions expressions = new RequestExpressions(new BeanFactoryResolver(beanFactory));
-		RuleCompiler compiler = new RuleCompiler(expressions, (name) -> keyResolverBean(beanFactory, name));
-		return compiler.compile(properties);
+		return new RuleCompiler(expressions, (name) -> keyResolverBean(beanFactory, name));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitRules rateLimitRules(RateLimitProperties properties, RuleCompiler rateLimitRuleCompiler) {
+		return rateLimitRuleCompiler.compile(properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RuleOverrideRepository rateLimitRuleOverrideRepository() {
+		return RuleOverrideRepository.inMemory();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitRulesReloader rateLimitRulesReloader(ConfigurableEnvironment environment, RuleCompiler rateLimitRuleCompiler,
+			RateLimitRules rules) {
+		return new RateLimitRulesReloader(environment, rateLimitRuleCompiler, rules);
+	}
+
+	/** Reloads the rules on Spring Cloud's environment changes (e.g. after {@code /actuator/refresh}). */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(EnvironmentChangeEvent.class)
+	static class EnvironmentChangeConfiguration {
+
+		@Bean
+		ApplicationListener<EnvironmentChangeEvent> rateLimitEnvironmentChangeListener(RateLimitRulesReloader reloader) {
+			return (event) -> reloader.reload(event.getKeys());
+		}
+
 	}
 
 	@Bean
@@ -65,8 +101,8 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimiter rateLimiter(RateLimitStore rateLimitStore) {
-		return new StoreRateLimiter(rateLimitStore);
+	RateLimiter rateLimiter(RateLimitStore rateLimitStore, ObjectProvider<RateLimitListener> listeners) {
+		return new StoreRateLimiter(rateLimitStore, RateLimitListener.composite(listeners.orderedStream().toList()));
 	}
 
 	private static KeyResolver keyResolverBean(BeanFactory beanFactory, String name) {

@@ -55,6 +55,10 @@ public class RateLimitProperties {
 
 	private final DenyCache denyCache = new DenyCache();
 
+	private final Overrides overrides = new Overrides();
+
+	private final Metrics metrics = new Metrics();
+
 	/**
 	 * Rules by name.
 	 */
@@ -118,6 +122,76 @@ public class RateLimitProperties {
 
 	public DenyCache getDenyCache() {
 		return this.denyCache;
+	}
+
+	public Overrides getOverrides() {
+		return this.overrides;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	/** Settings of runtime overrides made through the actuator endpoint. */
+	public static class Overrides {
+
+		/**
+		 * How often each instance reads the overrides shared through Redis.
+		 */
+		private Duration refreshInterval = Duration.ofMillis(500);
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
+		}
+
+	}
+
+	/** Settings of the metrics. */
+	public static class Metrics {
+
+		/**
+		 * Fraction of a rule's limit at or below which an allowed request counts in ratelimit.near.limit.
+		 */
+		private double nearLimitThreshold = 0.2;
+
+		/**
+		 * Subjects kept per rule by the top offenders view.
+		 */
+		private int offendersPerRule = 100;
+
+		/**
+		 * Window over which the top offenders are counted.
+		 */
+		private Duration offendersWindow = Duration.ofMinutes(10);
+
+		public double getNearLimitThreshold() {
+			return this.nearLimitThreshold;
+		}
+
+		public void setNearLimitThreshold(double nearLimitThreshold) {
+			this.nearLimitThreshold = nearLimitThreshold;
+		}
+
+		public int getOffendersPerRule() {
+			return this.offendersPerRule;
+		}
+
+		public void setOffendersPerRule(int offendersPerRule) {
+			this.offendersPerRule = offendersPerRule;
+		}
+
+		public Duration getOffendersWindow() {
+			return this.offendersWindow;
+		}
+
+		public void setOffendersWindow(Duration offendersWindow) {
+			this.offendersWindow = offendersWindow;
+		}
+
 	}
 
 	public Map<String, Rule> getRules() {

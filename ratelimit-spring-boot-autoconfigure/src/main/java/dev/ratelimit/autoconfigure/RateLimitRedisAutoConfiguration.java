@@ -4,15 +4,19 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.RedisRuleOverrideRepository;
 import dev.ratelimit.resilience.DenyCache;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RuleOverrideRepository;
+import dev.ratelimit.rule.RuleOverrideSynchronizer;
 import dev.ratelimit.rule.StoreFailureMode;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -61,7 +65,7 @@ public final class RateLimitRedisAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ResilientRateLimiter rateLimiter(RateLimitStore rateLimitStore, RateLimitRules rules,
-			RateLimitProperties properties, ObjectProvider<Clock> clock) {
+			RateLimitProperties properties, ObjectProvider<Clock> clock, ObjectProvider<RateLimitListener> listeners) {
 		RateLimitProperties.CircuitBreaker breaker = properties.getCircuitBreaker();
 		CircuitBreakerConfig config;
 		try {
@@ -86,7 +90,22 @@ public final class RateLimitRedisAutoConfiguration {
 		return new ResilientRateLimiter(new StoreRateLimiter(rateLimitStore), new StoreRateLimiter(fallback),
 				CircuitBreaker.of("ratelimit-store", config), denyCache,
 				(name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL),
-				breaker.getWaitDurationInOpenState(), System::nanoTime, Duration.ofSeconds(10));
+				breaker.getWaitDurationInOpenState(), System::nanoTime, Duration.ofSeconds(10),
+				RateLimitListener.composite(listeners.orderedStream().toList()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RuleOverrideRepository rateLimitRuleOverrideRepository(LettuceConnectionFactory connectionFactory,
+			RateLimitProperties properties) {
+		return new RedisRuleOverrideRepository(connectionFactory, properties.getKeyPrefix());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RuleOverrideSynchronizer rateLimitRuleOverrideSynchronizer(RuleOverrideRepository repository, RateLimitRules rules,
+			RateLimitProperties properties) {
+		return new RuleOverrideSynchronizer(repository, rules, properties.getOverrides().getRefreshInterval());
 	}
 
 	@Bean

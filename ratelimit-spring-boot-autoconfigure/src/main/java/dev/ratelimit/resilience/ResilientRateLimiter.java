@@ -11,6 +11,8 @@ import java.util.function.LongSupplier;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.rule.StoreFailureMode;
@@ -51,6 +53,8 @@ public class ResilientRateLimiter implements RateLimiter {
 
 	private final long logIntervalNanos;
 
+	private final RateLimitListener listener;
+
 	private final AtomicReference<StoreState> state = new AtomicReference<>(StoreState.REDIS);
 
 	private final AtomicLong fallbackSinceNanos = new AtomicLong();
@@ -66,10 +70,11 @@ public class ResilientRateLimiter implements RateLimiter {
 	 * @param unavailableRetryAfter the {@code Retry-After} of requests that fail closed
 	 * @param nanoTime the monotonic time source
 	 * @param logInterval the least time between two warnings about the same outage
+	 * @param listener told of every verdict and store call
 	 */
 	public ResilientRateLimiter(RateLimiter primary, RateLimiter fallback, CircuitBreaker circuitBreaker,
 			@Nullable DenyCache denyCache, Function<String, StoreFailureMode> failureModes,
-			Duration unavailableRetryAfter, LongSupplier nanoTime, Duration logInterval) {
+			Duration unavailableRetryAfter, LongSupplier nanoTime, Duration logInterval, RateLimitListener listener) {
 		this.primary = primary;
 		this.fallback = fallback;
 		this.circuitBreaker = circuitBreaker;
@@ -78,6 +83,7 @@ public class ResilientRateLimiter implements RateLimiter {
 		this.unavailableRetryAfter = unavailableRetryAfter;
 		this.nanoTime = nanoTime;
 		this.logIntervalNanos = logInterval.toNanos();
+		this.listener = listener;
 	}
 
 	@Override
@@ -88,6 +94,7 @@ public class ResilientRateLimiter implements RateLimiter {
 		if (this.denyCache != null) {
 			Verdict remembered = this.denyCache.get(checks);
 			if (remembered != null) {
+				this.listener.onVerdict(remembered, RateLimitListener.Source.DENY_CACHE);
 				return remembered;
 			}
 		}
@@ -105,18 +112,36 @@ public class ResilientRateLimiter implements RateLimiter {
 		}
 		catch (RuntimeException ex) {
 			// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
-			this.circuitBreaker.onError(this.nanoTime.getAsLong() - start, TimeUnit.NANOSECONDS, ex);
+			long elapsed = this.nanoTime.getAsLong() - start;
+			this.circuitBreaker.onError(elapsed, TimeUnit.NANOSECONDS, ex);
+			this.listener.onStoreCall(checks, Duration.ofNanos(elapsed), ex);
 			enterFallback(ex);
 			return fallBack(checks);
 		}
-		this.circuitBreaker.onSuccess(this.nanoTime.getAsLong() - start, TimeUnit.NANOSECONDS);
+		long elapsed = this.nanoTime.getAsLong() - start;
+		this.circuitBreaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+		this.listener.onStoreCall(checks, Duration.ofNanos(elapsed), null);
 		if (this.circuitBreaker.getState() == CircuitBreaker.State.CLOSED) {
 			recovered();
 		}
 		if (this.denyCache != null) {
 			this.denyCache.remember(verdict);
 		}
+		this.listener.onVerdict(verdict, RateLimitListener.Source.STORE);
 		return verdict;
+	}
+
+	/**
+	 * Resets a subject in the shared store (when reachable), in the fallback memory and in the deny cache.
+	 * @throws RuntimeException when the shared store cannot be reached
+	 */
+	@Override
+	public void reset(RateLimitPolicy policy, String subject) {
+		if (this.denyCache != null) {
+			this.denyCache.forget(policy.name(), subject);
+		}
+		this.fallback.reset(policy, subject);
+		this.primary.reset(policy, subject);
 	}
 
 	/** Returns who decides right now. */
@@ -155,7 +180,7 @@ public class ResilientRateLimiter implements RateLimiter {
 				decisions[i] = closes ? new Decision(false, check.policy().limit(), 0, Duration.ZERO,
 						this.unavailableRetryAfter) : unknown(check);
 			}
-			return new Verdict(checks, List.of(decisions), true);
+			return observedFallback(new Verdict(checks, List.of(decisions), true));
 		}
 		if (!local.isEmpty()) {
 			List<RateLimitCheck> localChecks = local.stream().map(checks::get).toList();
@@ -169,7 +194,12 @@ public class ResilientRateLimiter implements RateLimiter {
 				decisions[i] = unknown(checks.get(i));
 			}
 		}
-		return new Verdict(checks, List.of(decisions));
+		return observedFallback(new Verdict(checks, List.of(decisions)));
+	}
+
+	private Verdict observedFallback(Verdict verdict) {
+		this.listener.onVerdict(verdict, RateLimitListener.Source.FALLBACK);
+		return verdict;
 	}
 
 	/** The decision of a check that nothing evaluated (fail-open, or not reached): admitted, full quota. */

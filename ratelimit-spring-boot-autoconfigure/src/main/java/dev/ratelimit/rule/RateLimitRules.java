@@ -8,39 +8,61 @@ import java.util.Optional;
 
 import dev.ratelimit.RateLimitCheck;
 import jakarta.servlet.http.HttpServletRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.http.server.PathContainer;
 
 /**
- * The compiled rules, in configuration order.
+ * The rules in effect: the configured rules (replaced as a whole on a configuration reload) with the operators'
+ * runtime overrides applied. Readers see one consistent snapshot per call; changes swap the snapshot atomically, so
+ * the per-request path takes no lock.
  */
 public final class RateLimitRules {
 
-	private final Map<String, RateLimitRule> byName;
+	private static final Log logger = LogFactory.getLog(RateLimitRules.class);
 
-	private final RateLimitRule[] rules;
+	private volatile Snapshot snapshot;
 
 	public RateLimitRules(List<RateLimitRule> rules) {
-		this.byName = new LinkedHashMap<>();
-		for (RateLimitRule rule : rules) {
-			this.byName.put(rule.name(), rule);
-		}
-		this.rules = rules.toArray(RateLimitRule[]::new);
+		this.snapshot = Snapshot.of(rules, Map.of());
 	}
 
-	/** Returns every rule. */
+	/** Returns every rule in effect, in configuration order. */
 	public List<RateLimitRule> all() {
-		return List.of(this.rules);
+		return List.of(this.snapshot.effective);
 	}
 
-	/** Returns the rule of that name. */
+	/** Returns the rule in effect of that name. */
 	public Optional<RateLimitRule> get(String name) {
-		return Optional.ofNullable(this.byName.get(name));
+		return Optional.ofNullable(this.snapshot.byName.get(name));
+	}
+
+	/** Returns the rule of that name as configured, without override. */
+	public Optional<RateLimitRule> configured(String name) {
+		return this.snapshot.configured.stream().filter((rule) -> rule.name().equals(name)).findFirst();
+	}
+
+	/** Returns the override of a rule, if any. */
+	public Optional<RuleOverride> override(String name) {
+		return Optional.ofNullable(this.snapshot.overrides.get(name));
 	}
 
 	/** Returns whether there are no rules. */
 	public boolean isEmpty() {
-		return this.rules.length == 0;
+		return this.snapshot.effective.length == 0;
+	}
+
+	/** Replaces the configured rules (a configuration reload); overrides stay. */
+	public synchronized void replaceConfigured(List<RateLimitRule> rules) {
+		this.snapshot = Snapshot.of(rules, this.snapshot.overrides);
+	}
+
+	/** Replaces the overrides; an override that no longer applies (unknown rule, invalid values) is ignored. */
+	public synchronized void replaceOverrides(Map<String, RuleOverride> overrides) {
+		if (!overrides.equals(this.snapshot.overrides)) {
+			this.snapshot = Snapshot.of(this.snapshot.configured, Map.copyOf(overrides));
+		}
 	}
 
 	/**
@@ -49,24 +71,49 @@ public final class RateLimitRules {
 	 * @return the checks, empty when no rule applies
 	 */
 	public List<RateLimitCheck> checksFor(HttpServletRequest request) {
-		if (this.rules.length == 0) {
+		RateLimitRule[] rules = this.snapshot.effective;
+		if (rules.length == 0) {
 			return List.of();
 		}
 		PathContainer path = PathContainer
 			.parsePath(request.getRequestURI().substring(request.getContextPath().length()));
 		List<RateLimitCheck> checks = null;
-		for (RateLimitRule rule : this.rules) {
+		for (RateLimitRule rule : rules) {
 			if (rule.match().matches(request, path)) {
 				RateLimitCheck check = rule.check(request);
 				if (check != null) {
 					if (checks == null) {
-						checks = new ArrayList<>(this.rules.length);
+						checks = new ArrayList<>(rules.length);
 					}
 					checks.add(check);
 				}
 			}
 		}
 		return (checks != null) ? checks : List.of();
+	}
+
+	private record Snapshot(List<RateLimitRule> configured, Map<String, RuleOverride> overrides,
+			RateLimitRule[] effective, Map<String, RateLimitRule> byName) {
+
+		static Snapshot of(List<RateLimitRule> configured, Map<String, RuleOverride> overrides) {
+			Map<String, RateLimitRule> byName = new LinkedHashMap<>();
+			for (RateLimitRule rule : configured) {
+				RuleOverride override = overrides.get(rule.name());
+				RateLimitRule effective = rule;
+				if (override != null) {
+					try {
+						effective = override.applyTo(rule);
+					}
+					catch (IllegalArgumentException ex) {
+						logger.warn("Ignoring the override of rule '" + rule.name() + "': " + ex.getMessage());
+					}
+				}
+				byName.put(rule.name(), effective);
+			}
+			return new Snapshot(List.copyOf(configured), Map.copyOf(overrides),
+					byName.values().toArray(RateLimitRule[]::new), byName);
+		}
+
 	}
 
 }

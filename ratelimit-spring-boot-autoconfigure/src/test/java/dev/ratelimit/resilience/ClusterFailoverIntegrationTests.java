@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.Verdict;
@@ -66,7 +67,7 @@ class ClusterFailoverIntegrationTests {
 						.waitDurationInOpenState(Duration.ofMillis(500))
 						.build()),
 					null, (name) -> StoreFailureMode.LOCAL, Duration.ofSeconds(1), System::nanoTime,
-					Duration.ofSeconds(10));
+					Duration.ofSeconds(10), RateLimitListener.NONE);
 			RateLimitPolicy policy = RateLimitPolicy.of("failover", Algorithm.GCRA, LIMIT, Duration.ofHours(1));
 			RateLimitCheck check = RateLimitCheck.of(policy, "hot");
 			AtomicInteger admitted = new AtomicInteger();

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
@@ -44,7 +45,7 @@ class DenyCacheIntegrationTests {
 					new StoreRateLimiter(new RedisRateLimitStore(factory, "rl-hot", Duration.ofSeconds(5))),
 					new StoreRateLimiter(new LocalRateLimitStore(100)), CircuitBreaker.ofDefaults("hot"),
 					new DenyCache(1_000, Duration.ofMillis(10), System::nanoTime), (name) -> StoreFailureMode.LOCAL,
-					Duration.ofSeconds(1), System::nanoTime, Duration.ofSeconds(10));
+					Duration.ofSeconds(1), System::nanoTime, Duration.ofSeconds(10), RateLimitListener.NONE);
 			RateLimitPolicy policy = RateLimitPolicy.of("hot", Algorithm.GCRA, 100, Duration.ofHours(1));
 			admin.sync().configResetstat();
 			AtomicInteger admitted = new AtomicInteger();

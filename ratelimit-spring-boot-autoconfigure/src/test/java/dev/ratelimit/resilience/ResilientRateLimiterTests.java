@@ -3,20 +3,18 @@ package dev.ratelimit.resilience;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitStore;
-import dev.ratelimit.RateLimitStoreException;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.StoreFailureMode;
 import dev.ratelimit.test.MutableClock;
+import dev.ratelimit.test.SwitchableStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.junit.jupiter.api.Test;
@@ -55,11 +53,11 @@ class ResilientRateLimiterTests {
 	private final ResilientRateLimiter limiter = new ResilientRateLimiter(new StoreRateLimiter(this.primary),
 			new StoreRateLimiter(new LocalRateLimitStore(1_000, this.clock)), this.breaker,
 			new DenyCache(100, Duration.ofMillis(10), this.nanos::get), this.modes::get, Duration.ofSeconds(2),
-			this.nanos::get, Duration.ofSeconds(10));
+			this.nanos::get, Duration.ofSeconds(10), RateLimitListener.NONE);
 
 	@Test
 	void localRulesAreEnforcedInMemoryWhileTheStoreFails() {
-		this.primary.failing = true;
+		this.primary.setFailing(true);
 		assertThat(this.limiter.evaluate(RateLimitCheck.of(this.local, "a")).allowed()).isTrue();
 		assertThat(this.limiter.evaluate(RateLimitCheck.of(this.local, "a")).allowed()).isTrue();
 		Verdict third = this.limiter.evaluate(RateLimitCheck.of(this.local, "a"));
@@ -70,7 +68,7 @@ class ResilientRateLimiterTests {
 
 	@Test
 	void allowRulesAdmitWhileTheStoreFails() {
-		this.primary.failing = true;
+		this.primary.setFailing(true);
 		for (int i = 0; i < 10; i++) {
 			assertThat(this.limiter.evaluate(RateLimitCheck.of(this.open, "a")).allowed()).isTrue();
 		}
@@ -78,7 +76,7 @@ class ResilientRateLimiterTests {
 
 	@Test
 	void denyRulesFailClosedAsStoreUnavailable() {
-		this.primary.failing = true;
+		this.primary.setFailing(true);
 		Verdict verdict = this.limiter
 			.evaluate(List.of(RateLimitCheck.of(this.local, "a"), RateLimitCheck.of(this.closed, "a")));
 		assertThat(verdict.allowed()).isFalse();
@@ -89,17 +87,17 @@ class ResilientRateLimiterTests {
 
 	@Test
 	void openCircuitStopsCallingTheStoreAndProbesBringItBack() {
-		this.primary.failing = true;
+		this.primary.setFailing(true);
 		for (int i = 0; i < 10; i++) {
 			this.limiter.evaluate(RateLimitCheck.of(this.open, "a"));
 		}
 		assertThat(this.breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
-		int callsWhileOpen = this.primary.calls.get();
+		int callsWhileOpen = this.primary.calls();
 		for (int i = 0; i < 10; i++) {
 			this.limiter.evaluate(RateLimitCheck.of(this.open, "a"));
 		}
-		assertThat(this.primary.calls.get()).as("no store calls while open").isEqualTo(callsWhileOpen);
-		this.primary.failing = false;
+		assertThat(this.primary.calls()).as("no store calls while open").isEqualTo(callsWhileOpen);
+		this.primary.setFailing(false);
 		await(() -> {
 			this.limiter.evaluate(RateLimitCheck.of(this.open, "b"));
 			return this.limiter.state() == StoreState.REDIS;
@@ -114,17 +112,17 @@ class ResilientRateLimiterTests {
 		this.limiter.evaluate(check);
 		Verdict denied = this.limiter.evaluate(check);
 		assertThat(denied.allowed()).isFalse();
-		int calls = this.primary.calls.get();
+		int calls = this.primary.calls();
 		this.nanos.addAndGet(Duration.ofSeconds(10).toNanos());
 		Verdict remembered = this.limiter.evaluate(check);
-		assertThat(this.primary.calls.get()).isEqualTo(calls);
+		assertThat(this.primary.calls()).isEqualTo(calls);
 		assertThat(remembered.allowed()).isFalse();
 		assertThat(remembered.retryAfter()).isEqualTo(denied.retryAfter().minusSeconds(10));
 		assertThat(remembered.decisions().get(0).remaining()).isZero();
 		this.nanos.addAndGet(denied.retryAfter().toNanos());
 		this.clock.advance(denied.retryAfter());
 		assertThat(this.limiter.evaluate(check).allowed()).isTrue();
-		assertThat(this.primary.calls.get()).isEqualTo(calls + 1);
+		assertThat(this.primary.calls()).isEqualTo(calls + 1);
 	}
 
 	@Test
@@ -134,43 +132,14 @@ class ResilientRateLimiterTests {
 		this.limiter.evaluate(check);
 		Verdict denied = this.limiter.evaluate(check);
 		assertThat(denied.retryAfter()).isLessThan(Duration.ofMillis(10));
-		int calls = this.primary.calls.get();
+		int calls = this.primary.calls();
 		this.limiter.evaluate(check);
-		assertThat(this.primary.calls.get()).isEqualTo(calls + 1);
+		assertThat(this.primary.calls()).isEqualTo(calls + 1);
 		assertThat(this.limiter.denyCache().size()).isZero();
 	}
 
 	private static void await(java.util.function.BooleanSupplier condition) {
 		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(condition::getAsBoolean);
-	}
-
-	/** A store that can be switched to fail like an unreachable Redis. */
-	static final class SwitchableStore implements RateLimitStore {
-
-		private final RateLimitStore delegate;
-
-		private final AtomicInteger calls = new AtomicInteger();
-
-		private volatile boolean failing;
-
-		SwitchableStore(RateLimitStore delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public List<Decision> evaluate(List<RateLimitCheck> checks) {
-			this.calls.incrementAndGet();
-			if (this.failing) {
-				throw new RateLimitStoreException("store is down", new IllegalStateException());
-			}
-			return this.delegate.evaluate(checks);
-		}
-
-		@Override
-		public void reset(RateLimitPolicy policy, String subject) {
-			this.delegate.reset(policy, subject);
-		}
-
 	}
 
 }

@@ -1,0 +1,255 @@
+package dev.ratelimit.actuate;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.resilience.DenyCache;
+import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.resilience.StoreState;
+import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RuleMode;
+import dev.ratelimit.rule.RuleOverride;
+import dev.ratelimit.rule.RuleOverrideRepository;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * The {@code ratelimits} endpoint: the rules in effect and where their values come from, one subject's state
+ * (inspected without consuming anything), resetting a subject, runtime overrides shared through the store by every
+ * instance, and the top offenders. Exposed over HTTP only if the application exposes it
+ * ({@code management.endpoints.web.exposure.include}); secure it like any other actuator endpoint.
+ */
+@Endpoint(id = "ratelimits")
+public class RateLimitsEndpoint {
+
+	/** The name that reads the top offenders rather than a rule. */
+	public static final String OFFENDERS = "offenders";
+
+	private final RateLimitRules rules;
+
+	private final RateLimiter limiter;
+
+	private final RuleOverrideRepository overrides;
+
+	private final @Nullable TopOffenders offenders;
+
+	private final String store;
+
+	private final Supplier<StoreState> state;
+
+	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, RuleOverrideRepository overrides,
+			@Nullable TopOffenders offenders, String store) {
+		this.rules = rules;
+		this.limiter = limiter;
+		this.overrides = overrides;
+		this.offenders = offenders;
+		this.store = store;
+		this.state = () -> (limiter instanceof ResilientRateLimiter resilient) ? resilient.state() : StoreState.LOCAL;
+	}
+
+	@ReadOperation
+	public RateLimitsDescriptor rateLimits() {
+		String circuit = null;
+		long denyCacheSize = 0;
+		if (this.limiter instanceof ResilientRateLimiter resilient) {
+			circuit = resilient.circuitBreaker().getState().name().toLowerCase(Locale.ROOT);
+			DenyCache cache = resilient.denyCache();
+			denyCacheSize = (cache != null) ? cache.size() : 0;
+		}
+		return new RateLimitsDescriptor(this.store, this.state.get().name().toLowerCase(Locale.ROOT), circuit,
+				denyCacheSize, this.rules.all().stream().map(this::describe).toList());
+	}
+
+	/** Returns one rule, or the top offenders for {@value #OFFENDERS}; {@code null} for an unknown rule. */
+	@ReadOperation
+	public @Nullable Object rule(@Selector String name) {
+		if (OFFENDERS.equals(name)) {
+			return offenders();
+		}
+		return this.rules.get(name).map(this::describe).orElse(null);
+	}
+
+	/** Returns the top offenders per rule over the recent window. */
+	public OffendersDescriptor offenders() {
+		return new OffendersDescriptor((this.offenders != null) ? this.offenders.top(10) : Map.of());
+	}
+
+	/** Returns a subject's state without consuming anything, or {@code null} for an unknown rule. */
+	@ReadOperation
+	public @Nullable SubjectDescriptor subject(@Selector String rule, @Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+		Optional<RateLimitRule> found = this.rules.get(rule);
+		if (found.isEmpty()) {
+			return null;
+		}
+		String subject = String.join("/", key);
+		RateLimitPolicy policy = found.get().policy();
+		Decision now = this.limiter.evaluate(new RateLimitCheck(policy, subject, 0, false)).decisions().get(0);
+		Duration retryAfter = Duration.ZERO;
+		if (now.remaining() == 0) {
+			retryAfter = retryAfterOfOne(policy, subject, now);
+		}
+		return new SubjectDescriptor(rule, subject, now.limit(), now.remaining(), now.resetAfter().toString(),
+				retryAfter.toString());
+	}
+
+	/** Resets a subject; {@code null} for an unknown rule. */
+	@DeleteOperation
+	public @Nullable SubjectDescriptor reset(@Selector String rule, @Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+		Optional<RateLimitRule> found = this.rules.get(rule);
+		if (found.isEmpty()) {
+			return null;
+		}
+		String subject = String.join("/", key);
+		this.limiter.reset(found.get().policy(), subject);
+		for (RateLimitPolicy tier : found.get().tiers().values()) {
+			this.limiter.reset(tier, subject);
+		}
+		return subject(rule, key);
+	}
+
+	/**
+	 * Overrides a rule's values on every instance.
+	 * @throws InvalidOverrideException when a value is invalid
+	 * @return the rule as it is now, or {@code null} for an unknown rule
+	 */
+	@WriteOperation
+	public @Nullable RuleDescriptor override(@Selector String rule, @Nullable Long limit, @Nullable String period,
+			@Nullable Long burst, @Nullable String mode) {
+		Optional<RateLimitRule> configured = this.rules.configured(rule);
+		if (configured.isEmpty()) {
+			return null;
+		}
+		if (limit == null && period == null && burst == null && mode == null) {
+			throw new InvalidOverrideException("give at least one of limit, period, burst or mode");
+		}
+		RuleOverride override = new RuleOverride(limit, parsePeriod(period), burst, parseMode(mode));
+		try {
+			override.applyTo(configured.get());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidOverrideException(ex.getMessage());
+		}
+		this.overrides.save(rule, override);
+		this.rules.replaceOverrides(this.overrides.load());
+		return this.rules.get(rule).map(this::describe).orElse(null);
+	}
+
+	/** Returns a rule to its configured values; {@code null} for an unknown rule. */
+	@DeleteOperation
+	public @Nullable RuleDescriptor removeOverride(@Selector String rule) {
+		if (this.rules.configured(rule).isEmpty()) {
+			return null;
+		}
+		this.overrides.remove(rule);
+		this.rules.replaceOverrides(this.overrides.load());
+		return this.rules.get(rule).map(this::describe).orElse(null);
+	}
+
+	private Duration retryAfterOfOne(RateLimitPolicy policy, String subject, Decision inspected) {
+		Algorithm algorithm = policy.algorithm();
+		if (algorithm.usesBurst()) {
+			// bucket algorithms: one unit is back one interval after the bucket lets (capacity - 1) more through
+			long micros = inspected.resetAfter().toNanos() / 1_000 - (policy.capacity() - 1) * policy.intervalMicros();
+			return Duration.ofNanos(Math.max(1, micros) * 1_000);
+		}
+		if (algorithm == Algorithm.FIXED_WINDOW) {
+			return inspected.resetAfter();
+		}
+		// The window algorithms' wait depends on entries an inspection does not report: ask with cost 1. With nothing
+		// remaining it is denied, and a denied request consumes nothing.
+		Verdict verdict = this.limiter.evaluate(new RateLimitCheck(policy, subject, 1, false));
+		return verdict.allowed() ? Duration.ZERO : verdict.retryAfter();
+	}
+
+	private static @Nullable Duration parsePeriod(@Nullable String period) {
+		if (period == null) {
+			return null;
+		}
+		try {
+			return DurationStyle.detectAndParse(period);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidOverrideException("period '" + period + "' is not a duration; use e.g. 30s, 1m or PT1H");
+		}
+	}
+
+	private static @Nullable RuleMode parseMode(@Nullable String mode) {
+		if (mode == null) {
+			return null;
+		}
+		try {
+			return RuleMode.valueOf(mode.trim().toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidOverrideException("mode '" + mode + "' is not enforce or shadow");
+		}
+	}
+
+	private RuleDescriptor describe(RateLimitRule rule) {
+		RateLimitPolicy policy = rule.policy();
+		RuleOverride override = this.rules.override(rule.name()).orElse(null);
+		Map<String, Long> tiers = new java.util.LinkedHashMap<>();
+		rule.tiers().forEach((tier, tierPolicy) -> tiers.put(tier, tierPolicy.limit()));
+		RuleValues configured = this.rules.configured(rule.name())
+			.map((each) -> new RuleValues(each.policy().limit(), each.policy().period().toString(),
+					each.policy().capacity(), each.mode().name().toLowerCase(Locale.ROOT)))
+			.orElse(null);
+		return new RuleDescriptor(rule.name(), policy.algorithm().configName(), policy.limit(),
+				policy.period().toString(), policy.capacity(), rule.mode().name().toLowerCase(Locale.ROOT),
+				rule.onStoreFailure().name().toLowerCase(Locale.ROOT), tiers, (override != null) ? "override" : "configuration",
+				(override != null) ? configured : null);
+	}
+
+	/** Every rule and the store. */
+	public record RateLimitsDescriptor(String store, String state, @Nullable String circuit, long denyCacheSize,
+			List<RuleDescriptor> rules) {
+	}
+
+	/**
+	 * One rule's effective values, where they come from, and the configured values when overridden. Periods are
+	 * ISO-8601 durations; {@code burst} is the capacity (the limit unless set).
+	 */
+	public record RuleDescriptor(String name, String algorithm, long limit, String period, long burst, String mode,
+			String onStoreFailure, Map<String, Long> tiers, String source, @Nullable RuleValues configured) {
+	}
+
+	/** A rule's overridable values. */
+	public record RuleValues(long limit, String period, long burst, String mode) {
+	}
+
+	/** One subject's state; durations are ISO-8601. */
+	public record SubjectDescriptor(String rule, String subject, long limit, long remaining, String resetAfter,
+			String retryAfter) {
+	}
+
+	/** The top offenders by rule. */
+	public record OffendersDescriptor(Map<String, List<TopOffenders.Offender>> rules) {
+	}
+
+	/** An override that cannot be applied; the web extension answers 400 with the reason. */
+	public static class InvalidOverrideException extends RuntimeException {
+
+		public InvalidOverrideException(String reason) {
+			super(reason);
+		}
+
+	}
+
+}

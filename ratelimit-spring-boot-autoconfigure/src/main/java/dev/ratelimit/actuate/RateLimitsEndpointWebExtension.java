@@ -1,0 +1,65 @@
+package dev.ratelimit.actuate;
+
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+
+/**
+ * HTTP status codes for {@link RateLimitsEndpoint}: 404 for an unknown rule, 400 with the reason for an invalid
+ * override.
+ */
+@EndpointWebExtension(endpoint = RateLimitsEndpoint.class)
+public class RateLimitsEndpointWebExtension {
+
+	private final RateLimitsEndpoint endpoint;
+
+	public RateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
+		this.endpoint = endpoint;
+	}
+
+	@ReadOperation
+	public WebEndpointResponse<Object> rule(@Selector String name) {
+		return orNotFound(this.endpoint.rule(name));
+	}
+
+	@ReadOperation
+	public WebEndpointResponse<Object> subject(@Selector String rule,
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+		return orNotFound(this.endpoint.subject(rule, key));
+	}
+
+	@DeleteOperation
+	public WebEndpointResponse<Object> reset(@Selector String rule,
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+		return orNotFound(this.endpoint.reset(rule, key));
+	}
+
+	@WriteOperation
+	public WebEndpointResponse<Object> override(@Selector String rule, @Nullable Long limit, @Nullable String period,
+			@Nullable Long burst, @Nullable String mode) {
+		try {
+			return orNotFound(this.endpoint.override(rule, limit, period, burst, mode));
+		}
+		catch (RateLimitsEndpoint.InvalidOverrideException ex) {
+			return new WebEndpointResponse<>(Map.of("error", "Bad Request", "status", 400, "reason", ex.getMessage()),
+					WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+	}
+
+	@DeleteOperation
+	public WebEndpointResponse<Object> removeOverride(@Selector String rule) {
+		return orNotFound(this.endpoint.removeOverride(rule));
+	}
+
+	private static WebEndpointResponse<Object> orNotFound(@Nullable Object body) {
+		return (body != null) ? new WebEndpointResponse<>(body) : new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+	}
+
+}

@@ -1,0 +1,103 @@
+package dev.ratelimit.autoconfigure;
+
+import java.util.Locale;
+
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.actuate.RateLimitHealthIndicator;
+import dev.ratelimit.actuate.RateLimitMetrics;
+import dev.ratelimit.actuate.RateLimitsEndpoint;
+import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
+import dev.ratelimit.actuate.TopOffenders;
+import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.resilience.StoreState;
+import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RuleOverrideRepository;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Operating the limiter, when Spring Boot Actuator and Micrometer are present: the {@code ratelimits} endpoint, the
+ * {@code ratelimit} health contributor, metrics and the top offenders.
+ */
+@AutoConfiguration(after = { RateLimitAutoConfiguration.class },
+		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
+@ConditionalOnBean(RateLimitRules.class)
+public final class RateLimitActuatorAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	TopOffenders rateLimitTopOffenders(RateLimitProperties properties) {
+		return new TopOffenders(properties.getMetrics().getOffendersPerRule(), properties.getMetrics().getOffendersWindow(),
+				System::nanoTime);
+	}
+
+	static String storeName(RateLimitStore store) {
+		return (store instanceof RedisRateLimitStore) ? "redis" : store.getClass().getSimpleName().replace("RateLimitStore", "")
+			.toLowerCase(Locale.ROOT);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(Endpoint.class)
+	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, RuleOverrideRepository overrides,
+				ObjectProvider<TopOffenders> offenders, RateLimitStore store) {
+			return new RateLimitsEndpoint(rules, limiter, overrides, offenders.getIfAvailable(), storeName(store));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
+			return new RateLimitsEndpointWebExtension(endpoint);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(HealthIndicator.class)
+	@ConditionalOnEnabledHealthIndicator("ratelimit")
+	static class HealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "ratelimitHealthIndicator")
+		RateLimitHealthIndicator ratelimitHealthIndicator(RateLimiter limiter, RateLimitStore store) {
+			return new RateLimitHealthIndicator(limiter, storeName(store));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	@ConditionalOnBean(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitMetrics rateLimitMetrics(MeterRegistry registry, RateLimitProperties properties,
+				ObjectProvider<RateLimiter> limiter) {
+			return new RateLimitMetrics(registry, properties.getMetrics().getNearLimitThreshold(),
+					() -> (limiter.getIfAvailable() instanceof ResilientRateLimiter resilient) ? resilient.state()
+							: StoreState.LOCAL);
+		}
+
+	}
+
+
+}

@@ -1,0 +1,120 @@
+package dev.ratelimit.actuate;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.resilience.DenyCache;
+import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.test.MutableClock;
+import dev.ratelimit.test.SwitchableStore;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitMetricsTests {
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	private final MutableClock clock = MutableClock.atRealisticEpoch();
+
+	private final AtomicLong nanos = new AtomicLong();
+
+	private final SwitchableStore primary = new SwitchableStore(
+			new LocalRateLimitStore(1_000, this.clock));
+
+	private ResilientRateLimiter limiter;
+
+	private final RateLimitPolicy api = RateLimitPolicy.of("api", Algorithm.GCRA, 10, Duration.ofMinutes(1));
+
+	private final RateLimitPolicy shadow = RateLimitPolicy.of("shadowed", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+
+	private final RateLimitPolicy open = RateLimitPolicy.of("open", Algorithm.GCRA, 10, Duration.ofMinutes(1));
+
+	private RateLimitMetrics metrics() {
+		RateLimitMetrics metrics = new RateLimitMetrics(this.registry, 0.2, () -> this.limiter.state());
+		this.limiter = new ResilientRateLimiter(new StoreRateLimiter(this.primary),
+				new StoreRateLimiter(new LocalRateLimitStore(1_000, this.clock)), CircuitBreaker.ofDefaults("m"),
+				new DenyCache(100, Duration.ofMillis(10), this.nanos::get),
+				Map.of("api", StoreFailureMode.LOCAL, "shadowed", StoreFailureMode.LOCAL, "open", StoreFailureMode.ALLOW)::get,
+				Duration.ofSeconds(1), this.nanos::get, Duration.ofSeconds(10), metrics);
+		return metrics;
+	}
+
+	@Test
+	void countsPerOutcomeMatchTheRequestsSent() {
+		metrics();
+		for (int i = 0; i < 14; i++) {
+			this.limiter.evaluate(List.of(RateLimitCheck.of(this.api, "client-1"),
+					new RateLimitCheck(this.shadow, "client-1", 1, true)));
+		}
+		assertThat(count("api", "allowed")).isEqualTo(10);
+		assertThat(count("api", "denied")).isEqualTo(4);
+		assertThat(count("shadowed", "allowed")).isEqualTo(1);
+		assertThat(count("shadowed", "shadow_denied")).isEqualTo(13);
+		assertThat(this.registry.get("ratelimit.deny.cache.hits").tag("rule", "api").counter().count())
+			.as("denials after the first come from memory").isEqualTo(3);
+		this.primary.setFailing(true);
+		for (int i = 0; i < 3; i++) {
+			this.limiter.evaluate(RateLimitCheck.of(this.open, "client-2"));
+		}
+		assertThat(count("open", "fallback_allowed")).isEqualTo(3);
+		assertThat(count("open", "store_error")).isGreaterThanOrEqualTo(1).isLessThanOrEqualTo(3);
+		assertThat(this.registry.get("ratelimit.store.latency").tag("result", "success").timer().count()).isEqualTo(11);
+		assertThat(this.registry.get("ratelimit.store.state").tag("state", "fallback").gauge().value()).isEqualTo(1);
+		assertThat(this.registry.get("ratelimit.store.state").tag("state", "redis").gauge().value()).isZero();
+	}
+
+	@Test
+	void noTagCarriesAClientKey() {
+		metrics();
+		for (int i = 0; i < 20; i++) {
+			this.limiter.evaluate(RateLimitCheck.of(this.api, "secret-client-" + i));
+		}
+		this.primary.setFailing(true);
+		this.limiter.evaluate(RateLimitCheck.of(this.api, "secret-client-x"));
+		for (Meter meter : this.registry.getMeters()) {
+			for (Tag tag : meter.getId().getTags()) {
+				assertThat(tag.getKey()).isIn("rule", "outcome", "result", "state");
+				assertThat(tag.getValue()).doesNotContain("secret");
+			}
+		}
+	}
+
+	@Test
+	void nearLimitFiresAtTheThreshold() {
+		metrics();
+		for (int i = 0; i < 10; i++) {
+			this.limiter.evaluate(RateLimitCheck.of(this.api, "near"));
+			// remaining after request i+1 is 9 - i; at most 20% of 10 = 2 remaining counts as near the limit
+			double expected = Math.max(0, i - 6);
+			assertThat(this.registry.find("ratelimit.near.limit").tag("rule", "api").counters().stream()
+				.mapToDouble((counter) -> counter.count())
+				.sum()).as("after %d requests", i + 1).isEqualTo(expected);
+		}
+	}
+
+	@Test
+	void inspectionsAreNotCounted() {
+		metrics();
+		this.limiter.evaluate(new RateLimitCheck(this.api, "peek", 0, false));
+		assertThat(this.registry.find("ratelimit.requests").counters()).isEmpty();
+	}
+
+	private double count(String rule, String outcome) {
+		return this.registry.get("ratelimit.requests").tag("rule", rule).tag("outcome", outcome).counter().count();
+	}
+
+
+}

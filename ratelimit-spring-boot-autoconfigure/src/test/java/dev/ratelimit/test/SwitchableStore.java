@@ -1,0 +1,50 @@
+package dev.ratelimit.test;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimitStoreException;
+
+/**
+ * A store that can be switched to fail like an unreachable Redis, and counts its calls. For unit tests of the logic
+ * around a store; tests of Redis itself use a real, killed Redis.
+ */
+public final class SwitchableStore implements RateLimitStore {
+
+	private final RateLimitStore delegate;
+
+	private final AtomicInteger calls = new AtomicInteger();
+
+	private volatile boolean failing;
+
+	public SwitchableStore(RateLimitStore delegate) {
+		this.delegate = delegate;
+	}
+
+	public void setFailing(boolean failing) {
+		this.failing = failing;
+	}
+
+	public int calls() {
+		return this.calls.get();
+	}
+
+	@Override
+	public List<Decision> evaluate(List<RateLimitCheck> checks) {
+		this.calls.incrementAndGet();
+		if (this.failing) {
+			throw new RateLimitStoreException("store is down", new IllegalStateException());
+		}
+		return this.delegate.evaluate(checks);
+	}
+
+	@Override
+	public void reset(RateLimitPolicy policy, String subject) {
+		this.delegate.reset(policy, subject);
+	}
+
+}

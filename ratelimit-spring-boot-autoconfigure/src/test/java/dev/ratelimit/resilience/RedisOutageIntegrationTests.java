@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.function.LongPredicate;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.test.TcpProxy;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import dev.ratelimit.web.HttpTestApplication;
@@ -13,6 +14,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -47,6 +50,9 @@ class RedisOutageIntegrationTests {
 				redis.kill();
 				pause(Duration.ofSeconds(8));
 				assertThat(limiter.state()).isEqualTo(StoreState.FALLBACK);
+				Health health = app.getBean(RateLimitHealthIndicator.class).health();
+				assertThat(health.getStatus()).as("a working fallback keeps the application UP").isEqualTo(Status.UP);
+				assertThat(health.getDetails()).containsEntry("state", "fallback");
 				redis.restart();
 				restartedAt = System.nanoTime();
 				await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))

@@ -3,7 +3,11 @@ package dev.ratelimit.resilience;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -26,14 +30,15 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>denials with a long enough wait are remembered in a {@link DenyCache} and answered from memory;</li>
  * <li>calls to the shared store go through a circuit breaker: after repeated failures (errors or timeouts) requests
- * stop waiting on the store; half-open probes detect recovery and decisions return to the store by themselves;</li>
+ * stop waiting on the store; probes in the background (a request's checks at cost 0, which consume nothing) detect
+ * recovery, so no request ever waits on a probe, and decisions return to the store by themselves;</li>
  * <li>while the store is unavailable every rule follows its {@link StoreFailureMode}: {@code local} is enforced by
  * this instance's memory, {@code allow} admits, {@code deny} rejects the request as {@link Verdict#storeUnavailable()
  * store unavailable} (503).</li>
  * </ul>
  * Falling back and recovering are logged at WARN, at most once per {@code logInterval} for repeated failures.
  */
-public class ResilientRateLimiter implements RateLimiter {
+public class ResilientRateLimiter implements RateLimiter, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ResilientRateLimiter.class);
 
@@ -56,6 +61,14 @@ public class ResilientRateLimiter implements RateLimiter {
 	private final RateLimitListener listener;
 
 	private final AtomicReference<StoreState> state = new AtomicReference<>(StoreState.REDIS);
+
+	private final AtomicBoolean probing = new AtomicBoolean();
+
+	private final ExecutorService probes = Executors.newSingleThreadExecutor((runnable) -> {
+		Thread thread = new Thread(runnable, "ratelimit-store-probe");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	private final AtomicLong fallbackSinceNanos = new AtomicLong();
 
@@ -98,11 +111,13 @@ public class ResilientRateLimiter implements RateLimiter {
 				return remembered;
 			}
 		}
+		if (this.circuitBreaker.getState() != CircuitBreaker.State.CLOSED) {
+			// Open or half open: decide without the store at once, and let a background probe (the same checks at
+			// cost 0, which consume nothing) find out whether the store is back. No request waits on a probe.
+			probe(checks);
+			return fallBack(checks);
+		}
 		if (!this.circuitBreaker.tryAcquirePermission()) {
-			// open, or half open with every probe slot taken: decide without the store
-			if (this.circuitBreaker.getState() == CircuitBreaker.State.OPEN) {
-				enterFallback(null);
-			}
 			return fallBack(checks);
 		}
 		long start = this.nanoTime.getAsLong();
@@ -129,6 +144,49 @@ public class ResilientRateLimiter implements RateLimiter {
 		}
 		this.listener.onVerdict(verdict, RateLimitListener.Source.STORE);
 		return verdict;
+	}
+
+	private void probe(List<RateLimitCheck> checks) {
+		if (!this.probing.compareAndSet(false, true)) {
+			return;
+		}
+		if (!this.circuitBreaker.tryAcquirePermission()) {
+			// still open: the wait has not ended yet
+			this.probing.set(false);
+			return;
+		}
+		List<RateLimitCheck> inspections = checks.stream()
+			.map((check) -> new RateLimitCheck(check.policy(), check.subject(), 0, check.shadow()))
+			.toList();
+		try {
+			this.probes.execute(() -> {
+				long start = this.nanoTime.getAsLong();
+				try {
+					this.primary.evaluate(inspections);
+					this.circuitBreaker.onSuccess(this.nanoTime.getAsLong() - start, TimeUnit.NANOSECONDS);
+					if (this.circuitBreaker.getState() == CircuitBreaker.State.CLOSED) {
+						recovered();
+					}
+				}
+				catch (RuntimeException ex) {
+					this.circuitBreaker.onError(this.nanoTime.getAsLong() - start, TimeUnit.NANOSECONDS, ex);
+					enterFallback(ex);
+				}
+				finally {
+					this.probing.set(false);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			this.circuitBreaker.releasePermission();
+			this.probing.set(false);
+		}
+	}
+
+	/** Stops the background probe thread. */
+	@Override
+	public void close() {
+		this.probes.shutdownNow();
 	}
 
 	/**

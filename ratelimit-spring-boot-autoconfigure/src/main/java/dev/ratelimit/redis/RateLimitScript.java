@@ -21,12 +21,18 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The script {@code META-INF/ratelimit/scripts/ratelimit.lua}: its arguments, its reply, and running it by SHA with a
+ * A rate limit script under {@code META-INF/ratelimit/scripts/}: its arguments, its reply, and running it by SHA with a
  * fallback to the full text when Redis does not know it yet ({@code NOSCRIPT}, e.g. after a restart or failover).
+ * {@code ratelimit.lua} evaluates and refunds every algorithm; {@code gcra.lua} is its fast path for calls whose checks
+ * are all GCRA, with the same arguments and reply.
  */
 final class RateLimitScript {
 
-	static final String LOCATION = "META-INF/ratelimit/scripts/ratelimit.lua";
+	static final String GENERAL = "META-INF/ratelimit/scripts/ratelimit.lua";
+
+	static final String GCRA = "META-INF/ratelimit/scripts/gcra.lua";
+
+	private final String location;
 
 	private static final byte[] EMPTY = new byte[0];
 
@@ -40,8 +46,9 @@ final class RateLimitScript {
 
 	private final String sha;
 
-	RateLimitScript() {
-		this.source = load();
+	RateLimitScript(String location) {
+		this.location = location;
+		this.source = load(location);
 		this.sha = sha1Hex(this.source);
 	}
 
@@ -119,16 +126,21 @@ final class RateLimitScript {
 		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
 	}
 
-	private static byte[] load() {
-		try (InputStream in = RateLimitScript.class.getClassLoader().getResourceAsStream(LOCATION)) {
+	private static byte[] load(String location) {
+		try (InputStream in = RateLimitScript.class.getClassLoader().getResourceAsStream(location)) {
 			if (in == null) {
-				throw new IllegalStateException("Missing " + LOCATION + " on the class path");
+				throw new IllegalStateException("Missing " + location + " on the class path");
 			}
 			return in.readAllBytes();
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Cannot read " + LOCATION, ex);
+			throw new IllegalStateException("Cannot read " + location, ex);
 		}
+	}
+
+	@Override
+	public String toString() {
+		return this.location;
 	}
 
 	private static String sha1Hex(byte[] source) {

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
@@ -49,7 +50,9 @@ public class RedisRateLimitStore implements RateLimitStore {
 
 	private final @Nullable LongSupplier explicitNowMicros;
 
-	private final RateLimitScript script = new RateLimitScript();
+	private final RateLimitScript script = new RateLimitScript(RateLimitScript.GENERAL);
+
+	private final RateLimitScript gcraScript = new RateLimitScript(RateLimitScript.GCRA);
 
 	/**
 	 * Creates a store on Redis's clock.
@@ -98,7 +101,7 @@ public class RedisRateLimitStore implements RateLimitStore {
 			keyBytes[i] = this.keys.key(check.policy().name(), check.subject()).getBytes(StandardCharsets.UTF_8);
 		}
 		if (checks.size() == 1 || !this.connectionFactory.isClusterAware()) {
-			return this.script.run(commands, keyBytes, checks, now, null)
+			return scriptFor(checks).run(commands, keyBytes, checks, now, null)
 				.thenApply(RateLimitScript.Reply::decisions)
 				.toCompletableFuture();
 		}
@@ -117,7 +120,7 @@ public class RedisRateLimitStore implements RateLimitStore {
 		}
 		List<CompletableFuture<RateLimitScript.Reply>> replies = new ArrayList<>();
 		for (SlotGroup group : groups) {
-			replies.add(this.script.run(commands, group.keys, group.checks, now, null).toCompletableFuture());
+			replies.add(scriptFor(group.checks).run(commands, group.keys, group.checks, now, null).toCompletableFuture());
 		}
 		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenCompose((ignored) -> {
 			boolean allowed = replies.stream().allMatch((reply) -> reply.join().allowed());
@@ -152,6 +155,16 @@ public class RedisRateLimitStore implements RateLimitStore {
 				logger.warn("Could not refund a request denied in another cluster slot; its quota stays consumed", ex);
 				return admitted.decisions();
 			});
+	}
+
+	/** Returns the GCRA fast path when every check is GCRA, else the general script. */
+	private RateLimitScript scriptFor(List<RateLimitCheck> checks) {
+		for (RateLimitCheck check : checks) {
+			if (check.policy().algorithm() != Algorithm.GCRA) {
+				return this.script;
+			}
+		}
+		return this.gcraScript;
 	}
 
 	@Override

@@ -11,8 +11,8 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.Verdict;
 import dev.ratelimit.resilience.DenyCache;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.StoreState;
@@ -46,21 +46,32 @@ public class RateLimitsEndpoint {
 
 	private final RateLimiter limiter;
 
+	private final RateLimitStore store;
+
 	private final RuleOverrideRepository overrides;
 
 	private final @Nullable TopOffenders offenders;
 
-	private final String store;
+	private final String storeName;
 
 	private final Supplier<StoreState> state;
 
-	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, RuleOverrideRepository overrides,
-			@Nullable TopOffenders offenders, String store) {
+	/**
+	 * @param rules the rules
+	 * @param limiter the limiter (resets, state)
+	 * @param store the store, asked directly by inspections so that they count in no metric, offender view or cache
+	 * @param overrides where overrides are shared
+	 * @param offenders the top offenders, or {@code null}
+	 * @param storeName the store's name as shown
+	 */
+	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, RateLimitStore store,
+			RuleOverrideRepository overrides, @Nullable TopOffenders offenders, String storeName) {
 		this.rules = rules;
 		this.limiter = limiter;
+		this.store = store;
 		this.overrides = overrides;
 		this.offenders = offenders;
-		this.store = store;
+		this.storeName = storeName;
 		this.state = () -> (limiter instanceof ResilientRateLimiter resilient) ? resilient.state() : StoreState.LOCAL;
 	}
 
@@ -73,7 +84,7 @@ public class RateLimitsEndpoint {
 			DenyCache cache = resilient.denyCache();
 			denyCacheSize = (cache != null) ? cache.size() : 0;
 		}
-		return new RateLimitsDescriptor(this.store, this.state.get().name().toLowerCase(Locale.ROOT), circuit,
+		return new RateLimitsDescriptor(this.storeName, this.state.get().name().toLowerCase(Locale.ROOT), circuit,
 				denyCacheSize, this.rules.all().stream().map(this::describe).toList());
 	}
 
@@ -91,21 +102,27 @@ public class RateLimitsEndpoint {
 		return new OffendersDescriptor((this.offenders != null) ? this.offenders.top(10) : Map.of());
 	}
 
-	/** Returns a subject's state without consuming anything, or {@code null} for an unknown rule. */
+	/**
+	 * Returns a subject's state without consuming anything, or {@code null} for an unknown rule or tier.
+	 * @param rule the rule
+	 * @param key the subject as the rule resolves it (may contain '/')
+	 * @param tier the subject's tier for rules with tiers, or {@code null} for the rule's own limit
+	 */
 	@ReadOperation
-	public @Nullable SubjectDescriptor subject(@Selector String rule, @Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+	public @Nullable SubjectDescriptor subject(@Selector String rule,
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String tier) {
 		Optional<RateLimitRule> found = this.rules.get(rule);
 		if (found.isEmpty()) {
 			return null;
 		}
-		String subject = String.join("/", key);
-		RateLimitPolicy policy = found.get().policy();
-		Decision now = this.limiter.evaluate(new RateLimitCheck(policy, subject, 0, false)).decisions().get(0);
-		Duration retryAfter = Duration.ZERO;
-		if (now.remaining() == 0) {
-			retryAfter = retryAfterOfOne(policy, subject, now);
+		RateLimitPolicy policy = (tier != null) ? found.get().tiers().get(tier) : found.get().policy();
+		if (policy == null) {
+			return null;
 		}
-		return new SubjectDescriptor(rule, subject, now.limit(), now.remaining(), now.resetAfter().toString(),
+		String subject = String.join("/", key);
+		Decision now = this.store.evaluate(List.of(new RateLimitCheck(policy, subject, 0, false))).get(0);
+		Duration retryAfter = (now.remaining() == 0) ? retryAfterOfOne(policy, subject, now) : Duration.ZERO;
+		return new SubjectDescriptor(rule, subject, tier, now.limit(), now.remaining(), now.resetAfter().toString(),
 				retryAfter.toString());
 	}
 
@@ -121,7 +138,7 @@ public class RateLimitsEndpoint {
 		for (RateLimitPolicy tier : found.get().tiers().values()) {
 			this.limiter.reset(tier, subject);
 		}
-		return subject(rule, key);
+		return subject(rule, key, null);
 	}
 
 	/**
@@ -174,8 +191,8 @@ public class RateLimitsEndpoint {
 		}
 		// The window algorithms' wait depends on entries an inspection does not report: ask with cost 1. With nothing
 		// remaining it is denied, and a denied request consumes nothing.
-		Verdict verdict = this.limiter.evaluate(new RateLimitCheck(policy, subject, 1, false));
-		return verdict.allowed() ? Duration.ZERO : verdict.retryAfter();
+		Decision decision = this.store.evaluate(List.of(new RateLimitCheck(policy, subject, 1, false))).get(0);
+		return decision.allowed() ? Duration.ZERO : decision.retryAfter();
 	}
 
 	private static @Nullable Duration parsePeriod(@Nullable String period) {
@@ -234,9 +251,9 @@ public class RateLimitsEndpoint {
 	public record RuleValues(long limit, String period, long burst, String mode) {
 	}
 
-	/** One subject's state; durations are ISO-8601. */
-	public record SubjectDescriptor(String rule, String subject, long limit, long remaining, String resetAfter,
-			String retryAfter) {
+	/** One subject's state; durations are ISO-8601; {@code tier} is the tier asked for, if any. */
+	public record SubjectDescriptor(String rule, String subject, @Nullable String tier, long limit, long remaining,
+			String resetAfter, String retryAfter) {
 	}
 
 	/** The top offenders by rule. */

@@ -2,6 +2,7 @@ package dev.ratelimit.actuate;
 
 import java.util.Map;
 
+import dev.ratelimit.RateLimitStoreException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -12,8 +13,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
- * HTTP status codes for {@link RateLimitsEndpoint}: 404 for an unknown rule, 400 with the reason for an invalid
- * override.
+ * HTTP status codes for {@link RateLimitsEndpoint}: 404 for an unknown rule (or tier), 400 with the reason for an
+ * invalid override, 503 when the store cannot be reached to inspect or reset a subject.
  */
 @EndpointWebExtension(endpoint = RateLimitsEndpoint.class)
 public class RateLimitsEndpointWebExtension {
@@ -31,14 +32,24 @@ public class RateLimitsEndpointWebExtension {
 
 	@ReadOperation
 	public WebEndpointResponse<Object> subject(@Selector String rule,
-			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
-		return orNotFound(this.endpoint.subject(rule, key));
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String tier) {
+		try {
+			return orNotFound(this.endpoint.subject(rule, key, tier));
+		}
+		catch (RateLimitStoreException ex) {
+			return unavailable(ex);
+		}
 	}
 
 	@DeleteOperation
 	public WebEndpointResponse<Object> reset(@Selector String rule,
 			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
-		return orNotFound(this.endpoint.reset(rule, key));
+		try {
+			return orNotFound(this.endpoint.reset(rule, key));
+		}
+		catch (RateLimitStoreException ex) {
+			return unavailable(ex);
+		}
 	}
 
 	@WriteOperation
@@ -56,6 +67,11 @@ public class RateLimitsEndpointWebExtension {
 	@DeleteOperation
 	public WebEndpointResponse<Object> removeOverride(@Selector String rule) {
 		return orNotFound(this.endpoint.removeOverride(rule));
+	}
+
+	private static WebEndpointResponse<Object> unavailable(RateLimitStoreException ex) {
+		return new WebEndpointResponse<>(Map.of("error", "Service Unavailable", "status", 503, "reason",
+				String.valueOf(ex.getMessage())), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 	}
 
 	private static WebEndpointResponse<Object> orNotFound(@Nullable Object body) {

@@ -59,7 +59,7 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, RuleOverrideRepository overrides,
 				ObjectProvider<TopOffenders> offenders, RateLimitStore store) {
-			return new RateLimitsEndpoint(rules, limiter, overrides, offenders.getIfAvailable(), storeName(store));
+			return new RateLimitsEndpoint(rules, limiter, store, overrides, offenders.getIfAvailable(), storeName(store));
 		}
 
 		@Bean

@@ -77,6 +77,10 @@ public final class RuleCompiler {
 					"rule name '" + name + "' is not 1 to 32 characters of letters, digits, '.', '_' or '-'",
 					"Rename the rule, e.g. 'api-per-ip'");
 		}
+		if (name.equals("offenders")) {
+			throw new InvalidRateLimitRuleException(prefix, "'offenders' is reserved by the ratelimits endpoint",
+					"Rename the rule");
+		}
 		Algorithm algorithm = algorithm(prefix, rule.getAlgorithm());
 		Duration period = rule.getPeriod();
 		if (period == null || period.isZero() || period.isNegative()) {

@@ -3,6 +3,8 @@ package dev.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.rule.RuleOverride;
 import dev.ratelimit.rule.RuleOverrideRepository;
@@ -24,6 +26,8 @@ public class RedisRuleOverrideRepository implements RuleOverrideRepository {
 
 	private final byte[] key;
 
+	private final Set<String> reported = ConcurrentHashMap.newKeySet();
+
 	public RedisRuleOverrideRepository(RedisConnectionFactory connectionFactory, String keyPrefix) {
 		this.connectionFactory = connectionFactory;
 		new RedisKeys(keyPrefix);
@@ -44,7 +48,10 @@ public class RedisRuleOverrideRepository implements RuleOverrideRepository {
 					overrides.put(rule, RuleOverride.decode(new String(value, StandardCharsets.UTF_8)));
 				}
 				catch (RuntimeException ex) {
-					logger.warn("Ignoring a malformed override of rule '" + rule + "': " + ex.getMessage());
+					String encoded = new String(value, StandardCharsets.UTF_8);
+					if (this.reported.size() < 1_000 && this.reported.add(rule + '=' + encoded)) {
+						logger.warn("Ignoring a malformed override of rule '" + rule + "': " + ex.getMessage());
+					}
 				}
 			});
 		}

@@ -140,6 +140,10 @@ public final class DenyCache {
 				.append(check.cost())
 				.append('/')
 				.append(check.policy().limit())
+				.append('/')
+				.append(check.policy().periodMicros())
+				.append('/')
+				.append(check.policy().capacity())
 				.append(check.shadow() ? 's' : 'e')
 				.append('\u0001');
 		}

@@ -120,6 +120,32 @@ class RateLimitsEndpointIntegrationTests {
 	}
 
 	@Test
+	void inspectingUsesTheAskedTierAndCountsNothing() throws Exception {
+		send("/search", Map.of("X-API-Key", "tiered", "X-Plan", "pro"));
+		JsonNode pro = json.readTree(call("GET", "/actuator/ratelimits/search/tiered?tier=pro", (String) null).body());
+		assertThat(pro.get("limit").asLong()).isEqualTo(100);
+		assertThat(pro.get("remaining").asLong()).isEqualTo(99);
+		assertThat(call("GET", "/actuator/ratelimits/search/tiered?tier=platinum", (String) null).statusCode())
+			.isEqualTo(404);
+		for (int i = 0; i < 6; i++) {
+			call("GET", "/shadow", (String) null);
+		}
+		double denied = deniedCount("shadow-enforced");
+		for (int i = 0; i < 3; i++) {
+			JsonNode state = subject("shadow-enforced", "127.0.0.1");
+			assertThat(state.get("remaining").asLong()).isZero();
+			assertThat(Duration.parse(state.get("retryAfter").asString())).isPositive();
+		}
+		assertThat(deniedCount("shadow-enforced")).as("inspections are not requests").isEqualTo(denied);
+	}
+
+	private double deniedCount(String rule) throws Exception {
+		JsonNode metric = json.readTree(call("GET", "/actuator/metrics/ratelimit.requests?tag=rule:" + rule
+				+ "&tag=outcome:denied", (String) null).body());
+		return metric.get("measurements").get(0).get("value").asDouble();
+	}
+
+	@Test
 	void compositeSubjectsWithSlashesCanBeInspected() throws Exception {
 		send("/composite/a", Map.of("X-Tenant", "acme"));
 		JsonNode state = subject("composite", "acme|GET /composite/a");

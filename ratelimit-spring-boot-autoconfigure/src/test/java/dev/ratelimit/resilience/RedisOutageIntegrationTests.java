@@ -113,6 +113,8 @@ class RedisOutageIntegrationTests {
 		assertThat(denyDuringOutage).isNotEmpty().allMatch((s) -> s.status() == 503 && s.retryAfter());
 		List<OutageLoad.Sample> during = samples.stream().filter((s) -> degraded.test(s.startNanos())).toList();
 		assertThat(during).hasSizeGreaterThan(100);
+		System.out.printf("outage: %d requests in all, %d while degraded, p99 %d ms, %d deny-rule requests answered 503%n",
+				samples.size(), during.size(), OutageLoad.p99Millis(during), denyDuringOutage.size());
 		assertThat(OutageLoad.p99Millis(during)).as("p99 latency (ms) while Redis is unavailable")
 			.isLessThanOrEqualTo(TIMEOUT_MILLIS + 50);
 	}

@@ -5,6 +5,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
@@ -213,6 +215,67 @@ class SampleApplicationIntegrationTests {
 		assertThat(Long.parseLong(header(denied, "Retry-After"))).isBetween(1L, 20L);
 		assertThat(json.readTree(denied.body()).get("rules").get(0).asString()).isEqualTo("reports");
 		assertThat(get("/api/reports/bob", null).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void actuatorListsTheRulesAndTheHealthOfTheStore() throws Exception {
+		HttpResponse<String> response = get("/actuator/ratelimits", null);
+		assertThat(response.statusCode()).isEqualTo(200);
+		JsonNode body = json.readTree(response.body());
+		assertThat(body.get("store").asString()).isEqualTo("redis");
+		assertThat(body.get("state").asString()).isEqualTo("redis");
+		assertThat(body.get("circuit").asString()).isEqualTo("closed");
+		List<String> names = new ArrayList<>();
+		body.get("rules").forEach((rule) -> names.add(rule.get("name").asString()));
+		assertThat(names).contains("hello", "search", "login-ip", "login-user");
+		JsonNode search = null;
+		for (JsonNode rule : body.get("rules")) {
+			if (rule.get("name").asString().equals("search")) {
+				search = rule;
+			}
+		}
+		assertThat(search.get("algorithm").asString()).isEqualTo("token-bucket");
+		assertThat(search.get("limit").asLong()).isEqualTo(20);
+		assertThat(search.get("tiers").get("pro").asLong()).isEqualTo(1000);
+		assertThat(search.get("source").asString()).isEqualTo("configuration");
+
+		JsonNode health = json.readTree(get("/actuator/health/ratelimit", null).body());
+		assertThat(health.get("status").asString()).isEqualTo("UP");
+		assertThat(health.get("details").get("state").asString()).isEqualTo("redis");
+	}
+
+	@Test
+	void prometheusHasDecisionsByRuleAndOutcomeButNeverAClientKey() throws Exception {
+		// a key of its own, so that its denial (kept by the deny cache for its wait) cannot reach another test
+		String apiKey = "metrics-check-key";
+		assertThat(get("/api/search?q=redis&pageSize=15", apiKey).statusCode()).isEqualTo(200);
+		assertThat(get("/api/search?q=redis&pageSize=15", apiKey).statusCode()).isEqualTo(429);
+		assertThat(get("/api/search?q=redis&pageSize=2", "demo-pro-key").statusCode()).isEqualTo(200);
+		assertThat(get("/api/search?q=redis", null).statusCode()).isEqualTo(200); // keyed by the IP
+		assertThat(login("metrics-user", "guess").statusCode()).isEqualTo(401);
+
+		HttpResponse<String> response = get("/actuator/prometheus", null);
+		assertThat(response.statusCode()).isEqualTo(200);
+		List<String> lines = response.body().lines().filter((line) -> line.startsWith("ratelimit_")).toList();
+		assertThat(lines).anyMatch((line) -> line.startsWith("ratelimit_requests_total{")
+				&& line.contains("rule=\"search\"") && line.contains("outcome=\"allowed\""));
+		assertThat(lines).anyMatch((line) -> line.startsWith("ratelimit_requests_total{")
+				&& line.contains("rule=\"search\"") && line.contains("outcome=\"denied\""));
+		assertThat(lines).anyMatch((line) -> line.startsWith("ratelimit_requests_total{")
+				&& line.contains("rule=\"login-user\""));
+		assertThat(lines).filteredOn((line) -> line.startsWith("ratelimit_requests_total{"))
+			.allMatch((line) -> line.contains("rule=\"") && line.contains("outcome=\""));
+		assertThat(lines).anyMatch((line) -> line.startsWith("ratelimit_store_state{") && line.contains("state=\"redis\"")
+				&& line.endsWith(" 1.0"));
+		assertThat(lines).as("store latency is published as a histogram (percentiles-histogram in application.yml)")
+			.anyMatch((line) -> line.startsWith("ratelimit_store_latency_seconds_bucket{"));
+		for (String clientKey : List.of(apiKey, "demo-pro-key", "127.0.0.1", "metrics-user")) {
+			assertThat(lines).as("no ratelimit_ line names a client").noneMatch((line) -> line.contains(clientKey));
+		}
+
+		// who is denied is the endpoint's business, not the metrics'
+		JsonNode offenders = json.readTree(get("/actuator/ratelimits/offenders", null).body());
+		assertThat(offenders.get("rules").get("search").toString()).contains(apiKey);
 	}
 
 	private HttpResponse<String> get(String path, String apiKey) throws Exception {

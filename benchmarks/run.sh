@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Runs the benchmarks and prints their Markdown tables. Each starts its own redis-server.
-# Usage: benchmarks/run.sh [memory]
+# Runs the benchmarks against redis-server processes they start themselves (the redis-server on the PATH, else the
+# one inside the embedded-redis jar); see docs/benchmarks.md for what each measures.
+#
+# Usage: benchmarks/run.sh [command] [scenario...] [options]
+#   all (default)             everything; REWRITES docs/benchmarks.md and docs/benchmarks-throughput.svg (~8 min)
+#   throughput [scenario...]  decisions/s and latency against peers; prints the tables
+#                             scenarios: one-thread many-keys hot-key three-rules (default: all)
+#   ceiling                   redis-benchmark EVALSHA of the minimal GCRA script and of ours; prints the table
+#   memory                    Redis memory per key of every algorithm; prints the table
+# Options (throughput, all): --contenders=ours,ours-starter,ours-script,ideal,bucket4j,redisson,scg
+#   --warmup=2 --seconds=2 --rounds=5
+# JAVA_OPTS is passed to the JVM, e.g. JAVA_OPTS=-XX:StartFlightRecording=filename=/tmp/bench.jfr
 set -euo pipefail
 cd "$(dirname "$0")/.."
-run() {
-  ./mvnw -q -B -pl benchmarks -am package exec:java -DskipTests -Dexec.mainClass="$1"
-}
-what="${1:-memory}"
-case "$what" in
-  memory) run dev.ratelimit.benchmarks.MemoryPerKey ;;
-  *) echo "unknown benchmark: $what" >&2; exit 2 ;;
-esac
+started="$(date +%s)"
+./mvnw -q -B -pl benchmarks -am package -DskipTests
+revision="$(git describe --always --dirty 2>/dev/null || echo unknown)"
+# shellcheck disable=SC2086
+exec java -Xms1g -Xmx1g ${JAVA_OPTS:-} -Dbench.revision="$revision" -Dbench.started="$started" \
+  -cp "benchmarks/target/classes:benchmarks/target/lib/*" dev.ratelimit.benchmarks.Benchmarks "$@"

@@ -15,9 +15,9 @@ import dev.ratelimit.benchmarks.load.RedisProbe;
 /**
  * The Redis ceiling: {@code redis-benchmark} (C, no JVM) sending {@code EVALSHA} of a rate-limiting script from 64
  * connections over 10,000 keys, without and with pipelining (16 commands in flight per connection). The minimal GCRA
- * script bounds what any one-script limiter can get from this Redis; this project's {@code ratelimit.lua} with one
- * GCRA check shows what its script costs Redis. Redis's own {@code usec_per_call} is the execution time of one call
- * without networking.
+ * script bounds what any one-script limiter can get from this Redis; this project's scripts ({@code gcra.lua}, the
+ * fast path its store runs for GCRA, and the general {@code ratelimit.lua}) with one GCRA check show what they cost
+ * Redis. Redis's own {@code usec_per_call} is the execution time of one call without networking.
  */
 public final class RedisCeiling {
 
@@ -68,12 +68,16 @@ public final class RedisCeiling {
 	/** Measures both scripts with and without pipelining. */
 	public List<Row> run(Path redisBenchmark) {
 		String minimal = this.probe.scriptLoad(Scripts.load(Scripts.MINIMAL_GCRA));
-		String ours = this.probe.scriptLoad(Scripts.load(Scripts.RATELIMIT));
-		List<Script> scripts = List.of(
-				new Script("minimal GCRA (gcra-minimal.lua)", List.of("EVALSHA", minimal, "1", "ideal:{api:__rand_int__}",
-						"1", "1000000")),
-				new Script("ratelimit.lua, 1 GCRA check", List.of("EVALSHA", ours, "1", "rl:{api:__rand_int__}", "", "",
-						"6", "1", "1000000", "0", "1", "0")));
+		List<Script> scripts = new ArrayList<>();
+		scripts.add(new Script("minimal GCRA (gcra-minimal.lua)", List.of("EVALSHA", minimal, "1",
+				"ideal:{api:__rand_int__}", "1", "1000000")));
+		List<String> ours = Scripts.ourGcraScript().equals(Scripts.RATELIMIT) ? List.of(Scripts.RATELIMIT)
+				: List.of(Scripts.RATELIMIT_GCRA, Scripts.RATELIMIT);
+		for (String location : ours) {
+			String sha = this.probe.scriptLoad(Scripts.load(location));
+			scripts.add(new Script(Scripts.fileName(location) + ", 1 GCRA check", List.of("EVALSHA", sha, "1",
+					"rl:{api:__rand_int__}", "", "", "6", "1", "1000000", "0", "1", "0")));
+		}
 		List<Row> rows = new ArrayList<>();
 		for (int pipeline : new int[] { 1, PIPELINE }) {
 			for (Script script : scripts) {

@@ -18,8 +18,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * This project's limiter as an application uses it: {@link StoreRateLimiter} over {@link RedisRateLimitStore} on a
  * default {@link LettuceConnectionFactory} (one shared native connection), GCRA policies. Each request builds its
  * {@link RateLimitCheck}s from the subject and calls {@link RateLimiter#evaluate}, which sends all checks in one
- * {@code EVALSHA} of {@code ratelimit.lua} and returns a full {@code Verdict} (remaining, reset and retry-after per
- * check).
+ * {@code EVALSHA} (of {@code gcra.lua}, the store's fast path for GCRA, or {@code ratelimit.lua}) and returns a full
+ * {@code Verdict} (remaining, reset and retry-after per check).
  */
 public final class OurContender implements Contender {
 
@@ -46,8 +46,9 @@ public final class OurContender implements Contender {
 
 	@Override
 	public String method(int rules) {
-		return (rules == 1) ? "1 EVALSHA of ratelimit.lua"
-				: "1 EVALSHA of ratelimit.lua with " + rules + " checks (all or nothing)";
+		String script = Scripts.fileName(Scripts.ourGcraScript());
+		return (rules == 1) ? "1 EVALSHA of " + script
+				: "1 EVALSHA of " + script + " with " + rules + " checks (all or nothing)";
 	}
 
 	@Override

@@ -13,13 +13,26 @@ public final class Scripts {
 	/** The benchmark's own minimal GCRA script (the ideal client and the Redis ceiling). */
 	public static final String MINIMAL_GCRA = "benchmarks/gcra-minimal.lua";
 
-	/** This project's script, from the autoconfigure jar. */
+	/** This project's general script (every algorithm), from the autoconfigure jar. */
 	public static final String RATELIMIT = "META-INF/ratelimit/scripts/ratelimit.lua";
+
+	/** This project's fast path for calls whose checks are all GCRA (same arguments and reply), if it has one. */
+	public static final String RATELIMIT_GCRA = "META-INF/ratelimit/scripts/gcra.lua";
 
 	/** Spring Cloud Gateway's token bucket, from the published spring-cloud-gateway-server-webflux jar. */
 	public static final String SPRING_CLOUD_GATEWAY = "META-INF/scripts/request_rate_limiter.lua";
 
 	private Scripts() {
+	}
+
+	/** Returns the script this project's store runs for GCRA checks: its fast path if present, else the general one. */
+	public static String ourGcraScript() {
+		return (Scripts.class.getClassLoader().getResource(RATELIMIT_GCRA) != null) ? RATELIMIT_GCRA : RATELIMIT;
+	}
+
+	/** Returns the file name of a script location, e.g. {@code gcra.lua}. */
+	public static String fileName(String location) {
+		return location.substring(location.lastIndexOf('/') + 1);
 	}
 
 	/** Returns the bytes of a class path resource. */

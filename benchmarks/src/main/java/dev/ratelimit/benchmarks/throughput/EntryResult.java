@@ -5,8 +5,9 @@ import java.util.List;
 import dev.ratelimit.benchmarks.load.Measurement;
 
 /**
- * What was measured for one entry of a scenario: all rounds together, and each round's throughput (their spread shows
- * how noisy the run was).
+ * What was measured for one entry of a scenario: all rounds together, and each round's throughput. The throughput
+ * reported is the median round, which a burst of load from other processes during one round does not move; the
+ * slowest and fastest rounds show how noisy the run was.
  *
  * @param entry what was measured
  * @param total the rounds summed (counts, times, CPU) and merged (latencies)
@@ -14,9 +15,14 @@ import dev.ratelimit.benchmarks.load.Measurement;
  */
 public record EntryResult(Scenario.Entry entry, Measurement total, List<Double> roundRates) {
 
-	/** Returns decisions per second over all rounds. */
+	/** Returns the median round's decisions per second. */
 	public double perSecond() {
-		return this.total.perSecond();
+		double[] sorted = this.roundRates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+		if (sorted.length == 0) {
+			return 0;
+		}
+		int middle = sorted.length / 2;
+		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	}
 
 	/** Returns the slowest round's decisions per second. */

@@ -18,7 +18,8 @@ import dev.ratelimit.benchmarks.load.RedisProbe;
  * Per scenario: {@code FLUSHALL}; every entry prepares its keys and configuration; every entry is warmed up for
  * {@link Settings#warmup()} (not measured); then {@link Settings#rounds()} rounds, each measuring every entry for
  * {@link Settings#round()} in a rotating order, so that background noise (other processes on the machine) is spread
- * evenly over the entries rather than landing on whichever ran last. The result of an entry sums its rounds.
+ * evenly over the entries rather than landing on whichever ran last. An entry's result keeps every round (see
+ * {@link EntryResult}).
  */
 public final class ThroughputBenchmark {
 

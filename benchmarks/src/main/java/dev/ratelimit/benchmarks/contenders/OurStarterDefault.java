@@ -1,0 +1,100 @@
+package dev.ratelimit.benchmarks.contenders;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.resilience.DenyCache;
+import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.rule.StoreFailureMode;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * This project's limiter as the starter wires it with default properties: a {@link ResilientRateLimiter} (deny
+ * cache, circuit breaker, local fallback) around {@link StoreRateLimiter} over {@link RedisRateLimitStore}, built the
+ * way {@code RateLimitRedisAutoConfiguration} builds it from a default {@link RateLimitProperties}, without
+ * listeners (no metrics). A denial with a
+ * wait of at least the deny cache's minimum is answered from memory until the wait ends; every other request pays
+ * the deny-cache lookup and the breaker on top of {@link OurContender}'s work.
+ */
+public final class OurStarterDefault implements Contender {
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final RateLimiter limiter;
+
+	public OurStarterDefault(String host, int port) {
+		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		RateLimitProperties properties = new RateLimitProperties();
+		RateLimitProperties.CircuitBreaker breaker = properties.getCircuitBreaker();
+		CircuitBreakerConfig config = CircuitBreakerConfig.custom()
+			.failureRateThreshold(breaker.getFailureRateThreshold())
+			.slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+			.slidingWindowSize(breaker.getSlidingWindowSize())
+			.minimumNumberOfCalls(breaker.getMinimumNumberOfCalls())
+			.waitDurationInOpenState(breaker.getWaitDurationInOpenState())
+			.permittedNumberOfCallsInHalfOpenState(breaker.getPermittedNumberOfCallsInHalfOpenState())
+			.build();
+		RateLimitProperties.DenyCache deny = properties.getDenyCache();
+		RedisRateLimitStore store = new RedisRateLimitStore(this.connectionFactory, "rs", Blocking.TIMEOUT);
+		this.limiter = new ResilientRateLimiter(new StoreRateLimiter(store),
+				new StoreRateLimiter(new LocalRateLimitStore(properties.getLocal().getMaximumEntries(), Clock.systemUTC())),
+				CircuitBreaker.of("benchmark", config),
+				new DenyCache(deny.getMaximumEntries(), deny.getMinimumWait(), System::nanoTime),
+				(name) -> StoreFailureMode.LOCAL, breaker.getWaitDurationInOpenState(), System::nanoTime,
+				Duration.ofSeconds(10), RateLimitListener.NONE);
+	}
+
+	@Override
+	public String id() {
+		return "ours-starter";
+	}
+
+	@Override
+	public String label() {
+		return "ratelimit, starter default (deny cache)";
+	}
+
+	@Override
+	public String method(int rules) {
+		String script = Scripts.fileName(Scripts.ourGcraScript());
+		return "deny-cache lookup, then (unless a remembered denial answers) " + ((rules == 1)
+				? "1 EVALSHA of " + script : "1 EVALSHA of " + script + " with " + rules + " checks");
+	}
+
+	@Override
+	public Requests prepare(List<Rule> rules, String[] subjects) {
+		List<RateLimitPolicy> policies = rules.stream()
+			.map((rule) -> RateLimitPolicy.of(rule.name(), Algorithm.GCRA, rule.perSecond(), Duration.ofSeconds(1)))
+			.toList();
+		return (subject) -> {
+			List<RateLimitCheck> checks = new ArrayList<>(policies.size());
+			for (RateLimitPolicy policy : policies) {
+				checks.add(RateLimitCheck.of(policy, subjects[subject]));
+			}
+			return this.limiter.evaluate(checks).allowed();
+		};
+	}
+
+	@Override
+	public void close() {
+		this.connectionFactory.destroy();
+	}
+
+}

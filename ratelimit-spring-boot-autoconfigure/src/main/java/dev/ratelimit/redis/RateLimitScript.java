@@ -8,6 +8,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -33,6 +35,9 @@ final class RateLimitScript {
 	static final String GCRA = "META-INF/ratelimit/scripts/gcra.lua";
 
 	private final String location;
+
+	/** Encoded policy arguments; policies come from configuration and overrides, so this stays small. */
+	private final Map<RateLimitPolicy, byte[][]> policyArguments = new ConcurrentHashMap<>();
 
 	private static final byte[] EMPTY = new byte[0];
 
@@ -73,19 +78,16 @@ final class RateLimitScript {
 			RateLimitCheck check = checks.get(i);
 			RateLimitPolicy policy = check.policy();
 			int base = 2 + ARGS_PER_CHECK * i;
-			args[base] = ascii(policy.algorithm().scriptId());
-			switch (policy.algorithm()) {
-				case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> {
-					args[base + 1] = ascii(policy.intervalMicros());
-					args[base + 2] = ascii(policy.capacity());
-				}
-				default -> {
-					args[base + 1] = ascii(policy.periodMicros());
-					args[base + 2] = ascii(policy.limit());
-				}
+			if (this.policyArguments.size() > 10_000) {
+				// overrides create new policies over time; never let the cache grow without bound
+				this.policyArguments.clear();
 			}
-			args[base + 3] = ascii(Algorithms.windowOffset(policy, check.subject()));
-			args[base + 4] = ascii(check.cost());
+			byte[][] constant = this.policyArguments.computeIfAbsent(policy, RateLimitScript::policyArguments);
+			args[base] = constant[0];
+			args[base + 1] = constant[1];
+			args[base + 2] = constant[2];
+			args[base + 3] = policy.spreadWindows() ? ascii(Algorithms.windowOffset(policy, check.subject())) : ZERO;
+			args[base + 4] = (check.cost() == 1) ? ONE : ascii(check.cost());
 			args[base + 5] = check.shadow() ? ONE : ZERO;
 		}
 		CompletableFuture<List<Object>> reply = commands.<List<Object>>evalsha(this.sha, ScriptOutputType.MULTI, keys, args)
@@ -94,6 +96,11 @@ final class RateLimitScript {
 					? commands.<List<Object>>eval(this.source, ScriptOutputType.MULTI, keys, args).toCompletableFuture()
 					: CompletableFuture.failedFuture(ex));
 		return reply.thenApply((values) -> parse(values, checks));
+	}
+
+	/** Loads the script into Redis ({@code SCRIPT LOAD}), so that the next calls need no {@code EVAL} fallback. */
+	CompletableFuture<String> load(RedisScriptingAsyncCommands<byte[], byte[]> commands) {
+		return commands.scriptLoad(this.source).toCompletableFuture();
 	}
 
 	private static Reply parse(List<Object> values, List<RateLimitCheck> checks) {
@@ -120,6 +127,16 @@ final class RateLimitScript {
 			cause = cause.getCause();
 		}
 		return false;
+	}
+
+	/** Returns the arguments that depend on the policy only: algorithm, and its two numbers. */
+	private static byte[][] policyArguments(RateLimitPolicy policy) {
+		return switch (policy.algorithm()) {
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> new byte[][] { ascii(policy.algorithm().scriptId()),
+					ascii(policy.intervalMicros()), ascii(policy.capacity()) };
+			default -> new byte[][] { ascii(policy.algorithm().scriptId()), ascii(policy.periodMicros()),
+					ascii(policy.limit()) };
+		};
 	}
 
 	private static byte[] ascii(long value) {

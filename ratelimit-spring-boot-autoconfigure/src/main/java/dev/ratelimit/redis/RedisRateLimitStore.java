@@ -167,6 +167,16 @@ public class RedisRateLimitStore implements RateLimitStore {
 		return this.gcraScript;
 	}
 
+	/**
+	 * Loads the scripts into Redis now. Calls made before would fall back to {@code EVAL} on {@code NOSCRIPT}, which
+	 * is always correct but, for calls pipelined from one thread, can reorder them; in a Cluster this loads them on
+	 * the node that the connection picks, others load on first use.
+	 */
+	public void loadScripts() {
+		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+		await(CompletableFuture.allOf(this.script.load(commands), this.gcraScript.load(commands)));
+	}
+
 	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
 		byte[] key = this.keys.key(policy.name(), subject).getBytes(StandardCharsets.UTF_8);

@@ -3,6 +3,7 @@ package dev.ratelimit.autoconfigure;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
@@ -66,6 +67,24 @@ public final class RateLimitRedisAutoConfiguration {
 	@ConditionalOnMissingBean
 	ResilientRateLimiter rateLimiter(RateLimitStore rateLimitStore, RateLimitRules rules,
 			RateLimitProperties properties, ObjectProvider<Clock> clock, ObjectProvider<RateLimitListener> listeners) {
+		return resilientRateLimiter(rateLimitStore, properties,
+				(name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL),
+				clock.getIfAvailable(Clock::systemUTC), RateLimitListener.composite(listeners.orderedStream().toList()));
+	}
+
+	/**
+	 * Builds the limiter this auto-configuration registers: the shared store behind the circuit breaker and the deny
+	 * cache, with this instance's memory as the fallback, all configured from {@code properties}. Public so that
+	 * benchmarks and applications wiring the limiter by hand get exactly the starter's defaults.
+	 * @param store the shared store
+	 * @param properties the settings
+	 * @param failureModes each rule's failure mode by rule name
+	 * @param clock the clock of the fallback store
+	 * @param listener told of every verdict and store call
+	 * @return the limiter
+	 */
+	public static ResilientRateLimiter resilientRateLimiter(RateLimitStore store, RateLimitProperties properties,
+			Function<String, StoreFailureMode> failureModes, Clock clock, RateLimitListener listener) {
 		RateLimitProperties.CircuitBreaker breaker = properties.getCircuitBreaker();
 		CircuitBreakerConfig config;
 		try {
@@ -85,13 +104,10 @@ public final class RateLimitRedisAutoConfiguration {
 		RateLimitProperties.DenyCache deny = properties.getDenyCache();
 		DenyCache denyCache = deny.isEnabled()
 				? new DenyCache(deny.getMaximumEntries(), deny.getMinimumWait(), System::nanoTime) : null;
-		LocalRateLimitStore fallback = new LocalRateLimitStore(properties.getLocal().getMaximumEntries(),
-				clock.getIfAvailable(Clock::systemUTC));
-		return new ResilientRateLimiter(new StoreRateLimiter(rateLimitStore), new StoreRateLimiter(fallback),
-				CircuitBreaker.of("ratelimit-store", config), denyCache,
-				(name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL),
-				breaker.getWaitDurationInOpenState(), System::nanoTime, Duration.ofSeconds(10),
-				RateLimitListener.composite(listeners.orderedStream().toList()));
+		LocalRateLimitStore fallback = new LocalRateLimitStore(properties.getLocal().getMaximumEntries(), clock);
+		return new ResilientRateLimiter(new StoreRateLimiter(store), new StoreRateLimiter(fallback),
+				CircuitBreaker.of("ratelimit-store", config), denyCache, failureModes,
+				breaker.getWaitDurationInOpenState(), System::nanoTime, Duration.ofSeconds(10), listener);
 	}
 
 	@Bean

@@ -10,15 +10,10 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
-import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import dev.ratelimit.redis.RedisRateLimitStore;
-import dev.ratelimit.resilience.DenyCache;
-import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.rule.StoreFailureMode;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -41,24 +36,9 @@ public final class OurStarterDefault implements Contender {
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		RateLimitProperties properties = new RateLimitProperties();
-		RateLimitProperties.CircuitBreaker breaker = properties.getCircuitBreaker();
-		CircuitBreakerConfig config = CircuitBreakerConfig.custom()
-			.failureRateThreshold(breaker.getFailureRateThreshold())
-			.slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-			.slidingWindowSize(breaker.getSlidingWindowSize())
-			.minimumNumberOfCalls(breaker.getMinimumNumberOfCalls())
-			.waitDurationInOpenState(breaker.getWaitDurationInOpenState())
-			.permittedNumberOfCallsInHalfOpenState(breaker.getPermittedNumberOfCallsInHalfOpenState())
-			.build();
-		RateLimitProperties.DenyCache deny = properties.getDenyCache();
 		RedisRateLimitStore store = new RedisRateLimitStore(this.connectionFactory, "rs", Blocking.TIMEOUT);
-		this.limiter = new ResilientRateLimiter(new StoreRateLimiter(store),
-				new StoreRateLimiter(new LocalRateLimitStore(properties.getLocal().getMaximumEntries(), Clock.systemUTC())),
-				CircuitBreaker.of("benchmark", config),
-				new DenyCache(deny.getMaximumEntries(), deny.getMinimumWait(), System::nanoTime),
-				(name) -> StoreFailureMode.LOCAL, breaker.getWaitDurationInOpenState(), System::nanoTime,
-				Duration.ofSeconds(10), RateLimitListener.NONE);
+		this.limiter = RateLimitRedisAutoConfiguration.resilientRateLimiter(store, new RateLimitProperties(),
+				(name) -> StoreFailureMode.LOCAL, Clock.systemUTC(), RateLimitListener.NONE);
 	}
 
 	@Override

@@ -8,14 +8,30 @@
 #                             scenarios: one-thread many-keys hot-key three-rules (default: all)
 #   ceiling                   redis-benchmark EVALSHA of the minimal GCRA script and of ours; prints the table
 #   memory                    Redis memory per key of every algorithm; prints the table
+#   http                      the sample app with and without the limiter: added p50/p99; writes docs/benchmarks-http.md
 # Options (throughput, all): --contenders=ours,ours-starter,ours-script,ideal,bucket4j,redisson,scg
 #   --warmup=2 --seconds=2 --rounds=5
 # JAVA_OPTS is passed to the JVM, e.g. JAVA_OPTS=-XX:StartFlightRecording=filename=/tmp/bench.jfr
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started="$(date +%s)"
-./mvnw -q -B -pl benchmarks -am package -DskipTests
+command="${1:-all}"
+if [ "$command" = "http" ] || [ "$command" = "all" ]; then
+  ./mvnw -q -B -pl benchmarks,sample-app -am package -DskipTests
+else
+  ./mvnw -q -B -pl benchmarks -am package -DskipTests
+fi
 revision="$(git describe --always --dirty 2>/dev/null || echo unknown)"
-# shellcheck disable=SC2086
-exec java -Xms1g -Xmx1g ${JAVA_OPTS:-} -Dbench.revision="$revision" -Dbench.started="$started" \
-  -cp "benchmarks/target/classes:benchmarks/target/lib/*" dev.ratelimit.benchmarks.Benchmarks "$@"
+run_java() {
+  # shellcheck disable=SC2086
+  java -Xms1g -Xmx1g ${JAVA_OPTS:-} -Dbench.revision="$revision" -Dbench.started="$started" \
+    -cp "benchmarks/target/classes:benchmarks/target/lib/*" "$@"
+}
+if [ "$command" = "http" ]; then
+  run_java dev.ratelimit.benchmarks.HttpOverhead docs
+  exit 0
+fi
+run_java dev.ratelimit.benchmarks.Benchmarks "$@"
+if [ "$command" = "all" ]; then
+  run_java dev.ratelimit.benchmarks.HttpOverhead docs
+fi

@@ -71,6 +71,9 @@ public final class Report {
 		}
 		out.append(ceilingSection(ceiling));
 		memorySection(out, memory);
+		out.append("## HTTP overhead\n\nWhat the limiter adds to a request of the sample app (with and without the "
+				+ "limiter, p50 and p99): [benchmarks-http.md](benchmarks-http.md), written by "
+				+ "`benchmarks/run.sh http` (also run by `benchmarks/run.sh all`).\n");
 		return out.toString();
 	}
 

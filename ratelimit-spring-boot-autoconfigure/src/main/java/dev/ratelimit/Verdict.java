@@ -33,8 +33,13 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boo
 
 	/** Returns whether the request is admitted: every enforced check allows it. */
 	public boolean allowed() {
-		return IntStream.range(0, this.checks.size())
-			.allMatch((i) -> this.checks.get(i).shadow() || this.decisions.get(i).allowed());
+		// loops rather than streams here and below: these run on every request
+		for (int i = 0; i < this.checks.size(); i++) {
+			if (!this.checks.get(i).shadow() && !this.decisions.get(i).allowed()) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** Returns the enforced checks that denied the request, as indexes. */
@@ -49,12 +54,21 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boo
 	 * Returns the index of the most restrictive enforced check: the fewest remaining, on ties the later reset.
 	 */
 	public Optional<Integer> mostRestrictiveIndex() {
-		Comparator<Integer> order = Comparator.<Integer>comparingLong((i) -> this.decisions.get(i).remaining())
-			.thenComparing((i) -> this.decisions.get(i).resetAfter(), Comparator.reverseOrder());
-		return IntStream.range(0, this.checks.size())
-			.filter((i) -> this.checks.get(i).enforced())
-			.boxed()
-			.min(order);
+		int best = -1;
+		for (int i = 0; i < this.checks.size(); i++) {
+			if (this.checks.get(i).enforced() && (best < 0 || moreRestrictive(this.decisions.get(i),
+					this.decisions.get(best)))) {
+				best = i;
+			}
+		}
+		return (best < 0) ? Optional.empty() : Optional.of(best);
+	}
+
+	private static boolean moreRestrictive(Decision candidate, Decision best) {
+		if (candidate.remaining() != best.remaining()) {
+			return candidate.remaining() < best.remaining();
+		}
+		return candidate.resetAfter().compareTo(best.resetAfter()) > 0;
 	}
 
 	/** Returns the longest wait among the enforced checks that denied, or zero when allowed. */

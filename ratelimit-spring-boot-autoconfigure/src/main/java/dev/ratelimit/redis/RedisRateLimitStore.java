@@ -20,7 +20,10 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreException;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -38,7 +41,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * consumed) and report their state without the request. Between the two calls other requests may see the
  * consumption; if a refund fails, the quota stays consumed (the conservative direction).
  */
-public class RedisRateLimitStore implements RateLimitStore {
+public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
@@ -53,6 +56,9 @@ public class RedisRateLimitStore implements RateLimitStore {
 	private final RateLimitScript script = new RateLimitScript(RateLimitScript.GENERAL);
 
 	private final RateLimitScript gcraScript = new RateLimitScript(RateLimitScript.GCRA);
+
+	/** The connection in use, kept across calls; replaced when Lettuce reports it closed. */
+	private volatile @Nullable HeldConnection held;
 
 	/**
 	 * Creates a store on Redis's clock.
@@ -189,11 +195,64 @@ public class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
-		try (LettuceConnection connection = (LettuceConnection) this.connectionFactory.getConnection()) {
-			return connection.getNativeConnection();
+		HeldConnection current = this.held;
+		if (current != null && current.stateful.isOpen()) {
+			return current.commands;
+		}
+		return reconnect(current);
+	}
+
+	/**
+	 * Takes a connection from the factory: its shared native connection (the default), else a dedicated one that
+	 * this store keeps until it is closed. Asking the factory on every call costs a wrapper object and several
+	 * lookups per request; holding the connection costs nothing, because Lettuce reconnects it by itself and it is
+	 * only replaced when it was closed (the factory reset or stopped).
+	 */
+	private synchronized RedisClusterAsyncCommands<byte[], byte[]> reconnect(@Nullable HeldConnection stale) {
+		HeldConnection current = this.held;
+		if (current != null && current != stale && current.stateful.isOpen()) {
+			return current.commands;
+		}
+		LettuceConnection connection;
+		try {
+			connection = (LettuceConnection) this.connectionFactory.getConnection();
 		}
 		catch (RuntimeException ex) {
 			throw new RateLimitStoreException("Cannot connect to Redis: " + ex.getMessage(), ex);
+		}
+		HeldConnection fresh;
+		try {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = connection.getNativeConnection();
+			fresh = new HeldConnection(connection, commands, statefulConnection(commands));
+		}
+		catch (RuntimeException ex) {
+			connection.close();
+			throw new RateLimitStoreException("Cannot connect to Redis: " + ex.getMessage(), ex);
+		}
+		this.held = fresh;
+		if (stale != null) {
+			stale.connection.close();
+		}
+		return fresh.commands;
+	}
+
+	private static StatefulConnection<?, ?> statefulConnection(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+		if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+			return standalone.getStatefulConnection();
+		}
+		if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+			return cluster.getStatefulConnection();
+		}
+		throw new IllegalStateException("Unexpected Lettuce commands " + commands.getClass().getName());
+	}
+
+	/** Gives back the connection this store holds (closing a shared native connection's wrapper leaves it open). */
+	@Override
+	public synchronized void close() {
+		HeldConnection current = this.held;
+		this.held = null;
+		if (current != null) {
+			current.connection.close();
 		}
 	}
 
@@ -212,6 +271,10 @@ public class RedisRateLimitStore implements RateLimitStore {
 			Thread.currentThread().interrupt();
 			throw new RateLimitStoreException("Interrupted while waiting for Redis", ex);
 		}
+	}
+
+	private record HeldConnection(LettuceConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
+			StatefulConnection<?, ?> stateful) {
 	}
 
 	/** The checks of one request that share a hash slot. */

@@ -65,6 +65,10 @@ public final class DenyCache {
 
 	/** Returns the remembered denial of this request, adjusted to now, or {@code null}. */
 	public @Nullable Verdict get(List<RateLimitCheck> checks) {
+		if (this.entries.estimatedSize() == 0) {
+			// the common case: nothing is denied right now, so skip building the signature
+			return null;
+		}
 		Entry entry = this.entries.getIfPresent(signature(checks));
 		if (entry == null) {
 			return null;

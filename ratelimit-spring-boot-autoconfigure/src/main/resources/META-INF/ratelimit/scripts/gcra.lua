@@ -4,7 +4,9 @@ gcra.lua: the fast path of ratelimit.lua for calls whose checks are all GCRA (th
 Same KEYS, ARGV and reply as ratelimit.lua (evaluate mode only; refunds use ratelimit.lua), and the same maths as
 its gcra function and the Java reference dev.ratelimit.algorithm.Gcra; the differential test binds all three. It
 exists because Redis runs a script's whole body on every call: this one defines no functions and builds no tables
-beyond the reply and one list, which makes a one-check call about twice as cheap for Redis as ratelimit.lua.
+beyond the reply and one list, which makes a one-check call about twice as cheap for Redis as ratelimit.lua. The
+common case (every check admits) takes the shortest path: what a denial or an inspection reports is computed only
+when the call denies.
 
 KEYS[i]   state key of check i
 ARGV[1]   now in microseconds, or '' for redis.call('TIME') (an explicit time is for tests only; TTLs then last at
@@ -19,7 +21,7 @@ local now
 local minTtl = 0
 if ARGV[1] == '' then
   local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  now = t[1] * 1000000 + t[2]
 else
   now = tonumber(ARGV[1])
   minTtl = 3600000000
@@ -28,11 +30,12 @@ end
 local floor = math.floor
 local n = #KEYS
 local reply = { 1, now }
-local inspected = {} -- per check: remaining and resetAfter as an inspection (cost 0) would report them
+local tats = {}
 local verdict = 1
 
+-- Phase 1: decide every check; nothing is written yet.
 for i = 1, n do
-  local base = 3 + 6 * (i - 1)
+  local base = 6 * i - 3 -- ARGV index of check i's algorithm id
   local interval = tonumber(ARGV[base + 1])
   local capacity = tonumber(ARGV[base + 2])
   local cost = tonumber(ARGV[base + 4])
@@ -40,46 +43,56 @@ for i = 1, n do
   if tat < now then
     tat = now
   end
+  tats[i] = tat
   local tolerance = capacity * interval
-  local remainingNow = floor((tolerance - (tat - now)) / interval)
-  if remainingNow < 0 then
-    remainingNow = 0
-  end
-  local r = 2 + 4 * (i - 1)
   local ahead = tat + cost * interval - now
-  if cost > capacity then
-    reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 0, remainingNow, tat - now, -1
-  elseif ahead > tolerance then
-    local retry = ahead - tolerance
-    if retry < 1 then
-      retry = 1
-    end
-    reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 0, remainingNow, tat - now, retry
+  local r = 4 * i - 1 -- reply index of check i's allowed flag
+  if cost <= capacity and ahead <= tolerance then
+    reply[r], reply[r + 1], reply[r + 2], reply[r + 3] = 1, floor((tolerance - ahead) / interval), ahead, 0
   else
-    local remaining = floor((tolerance - ahead) / interval)
-    if remaining < 0 then
-      remaining = 0
+    local remainingNow = floor((tolerance - (tat - now)) / interval)
+    if remainingNow < 0 then
+      remainingNow = 0
     end
-    reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 1, remaining, ahead, 0
+    local retry = -1
+    if cost <= capacity then
+      retry = ahead - tolerance
+      if retry < 1 then
+        retry = 1
+      end
+    end
+    reply[r], reply[r + 1], reply[r + 2], reply[r + 3] = 0, remainingNow, tat - now, retry
+    if ARGV[base + 5] == '0' then
+      verdict = 0
+    end
   end
-  if reply[r + 1] == 0 and ARGV[base + 5] == '0' then
-    verdict = 0
-  end
-  inspected[2 * i - 1], inspected[2 * i] = remainingNow, tat - now
 end
 reply[1] = verdict
 
-for i = 1, n do
-  local r = 2 + 4 * (i - 1)
-  if reply[r + 1] == 1 then
-    if verdict == 0 then
-      reply[r + 2], reply[r + 3] = inspected[2 * i - 1], inspected[2 * i]
-    elseif tonumber(ARGV[3 + 6 * (i - 1) + 4]) > 0 then
-      local ttl = reply[r + 3]
+-- Phase 2: admitted, so write what the checks consumed; denied, so report the admitting checks as inspected.
+if verdict == 1 then
+  for i = 1, n do
+    local r = 4 * i - 1
+    if reply[r] == 1 and ARGV[6 * i + 1] ~= '0' then
+      local ahead = reply[r + 2]
+      local ttl = ahead
       if ttl < minTtl then
         ttl = minTtl
       end
-      redis.call('SET', KEYS[i], string.format('%d', now + reply[r + 3]), 'PX', math.ceil(ttl / 1000))
+      redis.call('SET', KEYS[i], string.format('%d', now + ahead), 'PX', math.ceil(ttl / 1000))
+    end
+  end
+else
+  for i = 1, n do
+    local r = 4 * i - 1
+    if reply[r] == 1 then
+      local base = 6 * i - 3
+      local interval = tonumber(ARGV[base + 1])
+      local remainingNow = floor((tonumber(ARGV[base + 2]) * interval - (tats[i] - now)) / interval)
+      if remainingNow < 0 then
+        remainingNow = 0
+      end
+      reply[r + 1], reply[r + 2] = remainingNow, tats[i] - now
     end
   end
 end

@@ -76,7 +76,23 @@ class LuaDifferentialIntegrationTests {
 		for (Algorithm algorithm : Algorithm.values()) {
 			policies.add(randomPolicy(random, algorithm, "m" + algorithm.scriptId()));
 		}
-		run(random, seed, "multi-" + Long.toHexString(seed), (r) -> {
+		runSeveralChecks(random, seed, "multi-", policies);
+	}
+
+	/** Requests whose checks are all GCRA run gcra.lua, the fast path, with several keys, shadows and denials. */
+	@Test
+	void gcraFastPathMatchesReferenceForRequestsOfSeveralChecks() {
+		long seed = seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			policies.add(randomPolicy(random, Algorithm.GCRA, "g" + i));
+		}
+		runSeveralChecks(random, seed, "mgcra-", policies);
+	}
+
+	private void runSeveralChecks(SplittableRandom random, long seed, String prefix, List<RateLimitPolicy> policies) {
+		run(random, seed, prefix + Long.toHexString(seed), (r) -> {
 			int checks = 1 + r.nextInt(3);
 			List<RateLimitCheck> request = new ArrayList<>();
 			List<Integer> used = new ArrayList<>();

@@ -220,30 +220,36 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		catch (RuntimeException ex) {
 			throw new RateLimitStoreException("Cannot connect to Redis: " + ex.getMessage(), ex);
 		}
-		HeldConnection fresh;
+		RedisClusterAsyncCommands<byte[], byte[]> commands;
 		try {
-			RedisClusterAsyncCommands<byte[], byte[]> commands = connection.getNativeConnection();
-			fresh = new HeldConnection(connection, commands, statefulConnection(commands));
+			commands = connection.getNativeConnection();
 		}
 		catch (RuntimeException ex) {
 			connection.close();
 			throw new RateLimitStoreException("Cannot connect to Redis: " + ex.getMessage(), ex);
 		}
-		this.held = fresh;
+		StatefulConnection<?, ?> stateful = statefulConnection(commands);
+		if (stateful == null) {
+			// a kind of connection this store cannot watch: ask the factory again on every call
+			connection.close();
+			return commands;
+		}
+		this.held = new HeldConnection(connection, commands, stateful);
 		if (stale != null) {
 			stale.connection.close();
 		}
-		return fresh.commands;
+		return commands;
 	}
 
-	private static StatefulConnection<?, ?> statefulConnection(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+	private static @Nullable StatefulConnection<?, ?> statefulConnection(
+			RedisClusterAsyncCommands<byte[], byte[]> commands) {
 		if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
 			return standalone.getStatefulConnection();
 		}
 		if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
 			return cluster.getStatefulConnection();
 		}
-		throw new IllegalStateException("Unexpected Lettuce commands " + commands.getClass().getName());
+		return null;
 	}
 
 	/** Gives back the connection this store holds (closing a shared native connection's wrapper leaves it open). */

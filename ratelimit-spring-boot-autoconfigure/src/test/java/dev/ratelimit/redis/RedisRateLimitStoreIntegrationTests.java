@@ -25,6 +25,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 @RedisStandaloneTest
 class RedisRateLimitStoreIntegrationTests extends RateLimitStoreContractTests {
@@ -60,7 +61,7 @@ class RedisRateLimitStoreIntegrationTests extends RateLimitStoreContractTests {
 	}
 
 	@Test
-	void holdsOneDedicatedConnectionWhenTheFactoryDoesNotShareAndGivesItBackOnClose() throws InterruptedException {
+	void holdsOneDedicatedConnectionWhenTheFactoryDoesNotShareAndGivesItBackOnClose() {
 		RedisEndpoint endpoint = RedisStandaloneExtension.shared();
 		String name = "rl-held-" + System.nanoTime();
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(endpoint.host(), endpoint.port());
@@ -85,11 +86,7 @@ class RedisRateLimitStoreIntegrationTests extends RateLimitStoreContractTests {
 			}
 			assertThat(clients(admin, name)).as("one dedicated connection for all calls").isOne();
 			store.close();
-			long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-			while (clients(admin, name) > 0 && System.nanoTime() < deadline) {
-				Thread.sleep(20);
-			}
-			assertThat(clients(admin, name)).isZero();
+			await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(clients(admin, name)).isZero());
 		}
 		finally {
 			client.shutdown();

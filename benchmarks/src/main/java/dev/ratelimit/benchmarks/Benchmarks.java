@@ -174,7 +174,7 @@ public final class Benchmarks {
 			System.err.println(ex.getMessage() + "; skipping the Redis ceiling");
 			return List.of();
 		}
-		return new RedisCeiling(server.host(), server.port(), probe, 5).run(executable);
+		return new RedisCeiling(server.host(), server.port(), probe, 8).run(executable);
 	}
 
 	private static List<Scenario> scenarios(List<String> ids) {

@@ -18,6 +18,10 @@ import dev.ratelimit.benchmarks.load.RedisProbe;
  * script bounds what any one-script limiter can get from this Redis; this project's scripts ({@code gcra.lua}, the
  * fast path its store runs for GCRA, and the general {@code ratelimit.lua}) with one GCRA check show what they cost
  * Redis. Redis's own {@code usec_per_call} is the execution time of one call without networking.
+ * <p>
+ * Each script runs {@value #ROUNDS} times per pipeline setting, in a rotating order; a row reports the median run, and
+ * its time per call relative to the minimal script is the median of the ratios within each round (measured seconds
+ * apart), which moves far less with other load on the machine than either time alone.
  */
 public final class RedisCeiling {
 
@@ -28,6 +32,9 @@ public final class RedisCeiling {
 	public static final int PIPELINE = 16;
 
 	private static final int KEYS = 10_000;
+
+	/** Measured runs per script and pipeline setting; a row reports the median run. */
+	public static final int ROUNDS = 5;
 
 	private final String host;
 
@@ -41,7 +48,7 @@ public final class RedisCeiling {
 	 * @param host the Redis host
 	 * @param port the Redis port
 	 * @param probe the side connection to that Redis
-	 * @param seconds the approximate duration of each measured run
+	 * @param seconds the approximate duration of the measured runs of one script and pipeline setting together
 	 */
 	public RedisCeiling(String host, int port, RedisProbe probe, double seconds) {
 		this.host = host;
@@ -80,20 +87,50 @@ public final class RedisCeiling {
 		}
 		List<Row> rows = new ArrayList<>();
 		for (int pipeline : new int[] { 1, PIPELINE }) {
-			for (Script script : scripts) {
+			long[] requests = new long[scripts.size()];
+			List<List<Csv>> runs = new ArrayList<>();
+			List<List<Double>> micros = new ArrayList<>();
+			for (int i = 0; i < scripts.size(); i++) {
 				this.probe.flushAll();
-				Csv estimate = benchmark(redisBenchmark, script, pipeline, (pipeline == 1) ? 20_000 : 100_000);
-				long requests = Math.max(50_000, Math.min(20_000_000, Math.round(estimate.rps() * this.seconds)));
-				this.probe.resetStats();
-				Csv measured = benchmark(redisBenchmark, script, pipeline, requests);
-				double micros = this.probe.microsPerCall("evalsha");
-				rows.add(new Row(script.name(), pipeline, requests, measured.rps(), measured.p50Millis(),
-						measured.p99Millis(), micros, command(script, pipeline, requests, true)));
-				System.err.printf(Locale.ROOT, "ceiling: %s -P %d: %,.0f/s, Redis %.2f us per call%n", script.name(),
-						pipeline, measured.rps(), micros);
+				Csv estimate = benchmark(redisBenchmark, scripts.get(i), pipeline, (pipeline == 1) ? 20_000 : 100_000);
+				requests[i] = Math.max(50_000,
+						Math.min(20_000_000, Math.round(estimate.rps() * this.seconds / ROUNDS)));
+				runs.add(new ArrayList<>());
+				micros.add(new ArrayList<>());
+			}
+			for (int round = 0; round < ROUNDS; round++) {
+				for (int k = 0; k < scripts.size(); k++) {
+					// rotate the order, as the throughput benchmark does, so that noise is spread over the scripts
+					int i = (k + round) % scripts.size();
+					this.probe.flushAll();
+					this.probe.resetStats();
+					runs.get(i).add(benchmark(redisBenchmark, scripts.get(i), pipeline, requests[i]));
+					micros.get(i).add(this.probe.microsPerCall("evalsha"));
+				}
+			}
+			for (int i = 0; i < scripts.size(); i++) {
+				List<Csv> measured = runs.get(i);
+				List<Double> ratios = new ArrayList<>();
+				for (int round = 0; round < ROUNDS; round++) {
+					ratios.add(micros.get(i).get(round) / micros.get(0).get(round));
+				}
+				Row row = new Row(scripts.get(i).name(), pipeline, requests[i],
+						median(measured.stream().map(Csv::rps).toList()),
+						median(measured.stream().map(Csv::p50Millis).toList()),
+						median(measured.stream().map(Csv::p99Millis).toList()), median(micros.get(i)), median(ratios),
+						command(scripts.get(i), pipeline, requests[i], true));
+				rows.add(row);
+				System.err.printf(Locale.ROOT, "ceiling: %s -P %d: %,.0f/s, Redis %.2f us per call (%.2fx minimal)%n",
+						row.script(), pipeline, row.perSecond(), row.redisMicrosPerCall(), row.relativeToMinimal());
 			}
 		}
 		return rows;
+	}
+
+	private static double median(List<Double> values) {
+		double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+		int middle = sorted.length / 2;
+		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	}
 
 	private Csv benchmark(Path executable, Script script, int pipeline, long requests) {
@@ -155,10 +192,12 @@ public final class RedisCeiling {
 	 * @param p50Millis median latency seen by redis-benchmark, in milliseconds
 	 * @param p99Millis 99th percentile latency, in milliseconds
 	 * @param redisMicrosPerCall Redis's execution time of one call ({@code usec_per_call}), in microseconds
+	 * @param relativeToMinimal the median, over the rounds, of this script's time per call divided by the minimal
+	 * script's in the same round
 	 * @param arguments the redis-benchmark arguments after {@code -h} and {@code -p}, quoted for a shell
 	 */
 	public record Row(String script, int pipeline, long requests, double perSecond, double p50Millis,
-			double p99Millis, double redisMicrosPerCall, List<String> arguments) {
+			double p99Millis, double redisMicrosPerCall, double relativeToMinimal, List<String> arguments) {
 
 		/** Returns the command line that reproduces this row, given the script's SHA is loaded. */
 		public String commandLine() {

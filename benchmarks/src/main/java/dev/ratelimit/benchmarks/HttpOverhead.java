@@ -173,6 +173,8 @@ public final class HttpOverhead {
 
 		private long redisCpuMicros;
 
+		private boolean serverCpuUnknown;
+
 		private @Nullable Connection connection;
 
 		private Instance(Process process, int port, String label) {
@@ -242,7 +244,9 @@ public final class HttpOverhead {
 			if (record) {
 				this.requests += count;
 				this.nanos += now - start;
-				this.serverCpuMicros += serverCpuMicros() - serverCpu;
+				long serverCpuAfter = serverCpuMicros();
+				this.serverCpuUnknown |= serverCpu < 0 || serverCpuAfter < 0;
+				this.serverCpuMicros += serverCpuAfter - serverCpu;
 				this.redisCpuMicros += (probe != null) ? probe.cpuMicros() - redisCpu : 0;
 			}
 		}
@@ -264,7 +268,7 @@ public final class HttpOverhead {
 		}
 
 		boolean hasServerCpu() {
-			return this.serverCpuMicros >= 0;
+			return !this.serverCpuUnknown;
 		}
 
 		String serverCpuPerRequest() {
@@ -276,7 +280,7 @@ public final class HttpOverhead {
 			return this.redisCpuMicros / (double) this.requests;
 		}
 
-		/** Returns the CPU time of the server process so far (Linux), or a large negative number elsewhere. */
+		/** Returns the CPU time of the server process so far (Linux), or -1 where {@code /proc} cannot tell. */
 		private long serverCpuMicros() {
 			try {
 				String stat = Files.readString(Path.of("/proc", Long.toString(this.process.pid()), "stat"));
@@ -286,7 +290,7 @@ public final class HttpOverhead {
 				return ticks * 10_000; // USER_HZ is 100 on Linux
 			}
 			catch (IOException | RuntimeException ex) {
-				return Long.MIN_VALUE / 4;
+				return -1;
 			}
 		}
 

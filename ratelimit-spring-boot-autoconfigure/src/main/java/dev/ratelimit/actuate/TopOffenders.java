@@ -45,9 +45,7 @@ public class TopOffenders implements RateLimitListener {
 
 	@Override
 	public void onVerdict(Verdict verdict, Source source) {
-		if (verdict.allowed() && verdict.decisions().stream().allMatch((decision) -> decision.allowed())) {
-			return;
-		}
+		// runs on every request: a plain loop that does nothing unless a check denied
 		for (int i = 0; i < verdict.checks().size(); i++) {
 			if (!verdict.decisions().get(i).allowed()) {
 				String rule = verdict.checks().get(i).policy().name();

@@ -53,19 +53,24 @@ public final class OurContender implements Contender {
 
 	@Override
 	public Requests prepare(List<Rule> rules, String[] subjects) {
+		return requests(this.limiter, rules, subjects);
+	}
+
+	/** One request = one {@link RateLimiter} call with a GCRA check per rule, as the starter's filter makes it. */
+	static Requests requests(RateLimiter limiter, List<Rule> rules, String[] subjects) {
 		List<RateLimitPolicy> policies = rules.stream()
 			.map((rule) -> RateLimitPolicy.of(rule.name(), Algorithm.GCRA, rule.perSecond(), Duration.ofSeconds(1)))
 			.toList();
 		if (policies.size() == 1) {
 			RateLimitPolicy policy = policies.get(0);
-			return (subject) -> this.limiter.evaluate(RateLimitCheck.of(policy, subjects[subject])).allowed();
+			return (subject) -> limiter.evaluate(RateLimitCheck.of(policy, subjects[subject])).allowed();
 		}
 		return (subject) -> {
 			List<RateLimitCheck> checks = new ArrayList<>(policies.size());
 			for (RateLimitPolicy policy : policies) {
 				checks.add(RateLimitCheck.of(policy, subjects[subject]));
 			}
-			return this.limiter.evaluate(checks).allowed();
+			return limiter.evaluate(checks).allowed();
 		};
 	}
 

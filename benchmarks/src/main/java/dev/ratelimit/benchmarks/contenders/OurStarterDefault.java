@@ -1,14 +1,9 @@
 package dev.ratelimit.benchmarks.contenders;
 
 import java.time.Clock;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
-import dev.ratelimit.Algorithm;
-import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
@@ -60,16 +55,7 @@ public final class OurStarterDefault implements Contender {
 
 	@Override
 	public Requests prepare(List<Rule> rules, String[] subjects) {
-		List<RateLimitPolicy> policies = rules.stream()
-			.map((rule) -> RateLimitPolicy.of(rule.name(), Algorithm.GCRA, rule.perSecond(), Duration.ofSeconds(1)))
-			.toList();
-		return (subject) -> {
-			List<RateLimitCheck> checks = new ArrayList<>(policies.size());
-			for (RateLimitPolicy policy : policies) {
-				checks.add(RateLimitCheck.of(policy, subjects[subject]));
-			}
-			return this.limiter.evaluate(checks).allowed();
-		};
+		return OurContender.requests(this.limiter, rules, subjects);
 	}
 
 	@Override

@@ -1,5 +1,7 @@
 package dev.ratelimit.aop;
 
+import java.lang.reflect.AnnotatedElement;
+
 import dev.ratelimit.RateLimited;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -37,11 +39,18 @@ public class RateLimitedMethodsValidator implements SmartInitializingSingleton {
 				continue;
 			}
 			Class<?> userClass = ClassUtils.getUserClass(type);
-			boolean classLevel = AnnotatedElementUtils.hasAnnotation(userClass, RateLimited.class);
+			boolean classLevel = isAnnotated(userClass);
 			ReflectionUtils.doWithMethods(userClass, (method) -> aspect.validate(method, userClass),
-					(method) -> classLevel ? isPublicInstance(method)
-							: AnnotatedElementUtils.hasAnnotation(method, RateLimited.class));
+					(method) -> classLevel ? isPublicInstance(method) : isAnnotated(method));
 		}
+	}
+
+	/**
+	 * Returns whether an element carries {@link RateLimited} once or repeated: {@code hasAnnotation} alone does not
+	 * look inside the {@link RateLimited.List} container that Java generates for repeated annotations.
+	 */
+	private static boolean isAnnotated(AnnotatedElement element) {
+		return !AnnotatedElementUtils.findMergedRepeatableAnnotations(element, RateLimited.class).isEmpty();
 	}
 
 	private static boolean isPublicInstance(java.lang.reflect.Method method) {

@@ -7,6 +7,7 @@ import java.util.function.Function;
 
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
@@ -64,7 +65,7 @@ public final class RateLimitRedisAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(RateLimiter.class)
 	ResilientRateLimiter rateLimiter(RateLimitStore rateLimitStore, RateLimitRules rules,
 			RateLimitProperties properties, ObjectProvider<Clock> clock, ObjectProvider<RateLimitListener> listeners) {
 		return resilientRateLimiter(rateLimitStore, properties,

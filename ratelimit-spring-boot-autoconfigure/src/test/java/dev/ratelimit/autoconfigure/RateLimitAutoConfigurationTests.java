@@ -20,6 +20,7 @@ import dev.ratelimit.web.StandardRateLimitHeadersWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -187,6 +188,16 @@ class RateLimitAutoConfigurationTests {
 				.contains("no rule 'missing'"));
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(classes = { RepeatedBadPeriod.class, RepeatedBadKey.class, RepeatedOnClass.class })
+	void everyRepeatedAnnotationIsValidatedAtStartUp(Class<?> configuration) {
+		this.runner.withUserConfiguration(configuration).run((context) -> {
+			String description = analyze(context.getStartupFailure()).getDescription();
+			assertThat(description).contains("@RateLimited on " + configuration.getName());
+			assertThat(description).containsAnyOf("'10x' is not a duration", "'#symbl.' is not valid SpEL");
+		});
+	}
+
 	@Test
 	void configurationMetadataDescribesPropertiesAndHints() throws IOException {
 		try (InputStream in = getClass().getClassLoader()
@@ -236,6 +247,51 @@ class RateLimitAutoConfigurationTests {
 		@Bean
 		KeyResolver tenantKey() {
 			return (request) -> request.getHeader("X-Tenant");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RepeatedBadPeriod {
+
+		@Bean
+		RepeatedBadPeriod service() {
+			return new RepeatedBadPeriod();
+		}
+
+		@dev.ratelimit.RateLimited(name = "first", limit = 5, period = "1m")
+		@dev.ratelimit.RateLimited(name = "second", limit = 5, period = "10x")
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RepeatedBadKey {
+
+		@Bean
+		RepeatedBadKey service() {
+			return new RepeatedBadKey();
+		}
+
+		@dev.ratelimit.RateLimited(name = "first", limit = 5, period = "1m")
+		@dev.ratelimit.RateLimited(name = "second", limit = 5, period = "1m", key = "#symbl.")
+		public void call(String symbol) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@dev.ratelimit.RateLimited(name = "first", limit = 5, period = "1m")
+	@dev.ratelimit.RateLimited(name = "second", limit = 5, period = "10x")
+	static class RepeatedOnClass {
+
+		@Bean
+		RepeatedOnClass service() {
+			return new RepeatedOnClass();
+		}
+
+		public void call() {
 		}
 
 	}

@@ -17,6 +17,7 @@ import dev.ratelimit.resilience.DenyCache;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.StoreState;
 import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.rule.Periods;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RuleOverride;
@@ -28,7 +29,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
-import org.springframework.boot.convert.DurationStyle;
 
 /**
  * The {@code ratelimits} endpoint: the rules in effect and where their values come from, one subject's state
@@ -200,10 +200,10 @@ public class RateLimitsEndpoint {
 			return null;
 		}
 		try {
-			return DurationStyle.detectAndParse(period);
+			return Periods.parse(period);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidOverrideException("period '" + period + "' is not a duration; use e.g. 30s, 1m or PT1H");
+			throw new InvalidOverrideException("period " + ex.getMessage());
 		}
 	}
 

@@ -12,11 +12,11 @@ import java.util.zip.CRC32;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.rule.Periods;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -93,11 +93,11 @@ record AnnotatedLimits(List<Limit> limits) {
 		}
 		Duration period;
 		try {
-			period = DurationStyle.detectAndParse(annotation.period());
+			period = Periods.parse(annotation.period());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidRateLimitRuleException(where + " (period)",
-					"'" + annotation.period() + "' is not a duration", "Use e.g. 10s, 1m, 1h or PT1M");
+					"'" + annotation.period() + "' is not a duration", "Use " + Periods.FORMS);
 		}
 		String name = annotation.name().isEmpty() ? defaultName(method, targetClass) : annotation.name();
 		try {

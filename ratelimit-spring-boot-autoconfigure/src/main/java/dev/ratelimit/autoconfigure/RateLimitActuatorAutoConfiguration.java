@@ -4,6 +4,7 @@ import java.util.Locale;
 
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.actuate.OverrideFieldsAdvisor;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.actuate.RateLimitMetrics;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
@@ -60,6 +61,12 @@ public final class RateLimitActuatorAutoConfiguration {
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, RuleOverrideRepository overrides,
 				ObjectProvider<TopOffenders> offenders, RateLimitStore store) {
 			return new RateLimitsEndpoint(rules, limiter, store, overrides, offenders.getIfAvailable(), storeName(store));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		OverrideFieldsAdvisor rateLimitOverrideFieldsAdvisor() {
+			return new OverrideFieldsAdvisor();
 		}
 
 		@Bean

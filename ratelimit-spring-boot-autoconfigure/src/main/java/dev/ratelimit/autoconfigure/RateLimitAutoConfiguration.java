@@ -29,6 +29,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
@@ -52,7 +53,9 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitRules rateLimitRules(RateLimitProperties properties, RuleCompiler rateLimitRuleCompiler) {
+	RateLimitRules rateLimitRules(RateLimitProperties properties, RuleCompiler rateLimitRuleCompiler,
+			Environment environment) {
+		RateLimitPropertyNames.checkKnown(environment);
 		return rateLimitRuleCompiler.compile(properties);
 	}
 

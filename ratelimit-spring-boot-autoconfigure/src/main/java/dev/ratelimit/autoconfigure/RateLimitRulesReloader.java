@@ -41,6 +41,7 @@ public class RateLimitRulesReloader {
 			return false;
 		}
 		try {
+			RateLimitPropertyNames.checkKnown(this.environment);
 			RateLimitProperties properties = Binder.get(this.environment)
 				.bindOrCreate("ratelimit", Bindable.of(RateLimitProperties.class));
 			this.rules.replaceConfigured(this.compiler.compile(properties).all());

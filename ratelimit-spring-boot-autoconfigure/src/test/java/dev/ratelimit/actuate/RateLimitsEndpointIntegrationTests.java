@@ -183,6 +183,8 @@ class RateLimitsEndpointIntegrationTests {
 		assertBadRequest("{\"period\": \"soon\"}", "not a duration");
 		assertBadRequest("{\"mode\": \"loud\"}", "not enforce or shadow");
 		assertBadRequest("{}", "at least one of");
+		assertBadRequest("{\"limt\": 5}", "unknown field 'limt'; the fields are limit, period, burst, mode");
+		assertBadRequest("{\"limit\": 5, \"brust\": 2}", "unknown field 'brust'");
 		HttpResponse<String> burstOnWindow = call("POST", "/actuator/ratelimits/composite", "{\"burst\": 5}");
 		assertThat(burstOnWindow.statusCode()).isEqualTo(400);
 		assertThat(json.readTree(burstOnWindow.body()).get("reason").asString()).contains("burst has no meaning");

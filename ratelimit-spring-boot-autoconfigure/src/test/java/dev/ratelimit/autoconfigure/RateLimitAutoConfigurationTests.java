@@ -161,6 +161,68 @@ class RateLimitAutoConfigurationTests {
 			});
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			ratelimit.rules.bad.on-store-faliure | deny | ratelimit.rules.bad.on-store-failure
+			ratelimit.rules.bad.onstorefaliure   | deny | ratelimit.rules.bad.on-store-failure
+			ratelimit.rules.bad.match.path[0]    | /a   | ratelimit.rules.bad.match.paths
+			ratelimit.rules.bad.limt             | 5    | ratelimit.rules.bad.limit
+			ratelimit.rules.bad.tier.free        | 5    | ratelimit.rules.bad.tiers
+			ratelimit.circuit-braker.minimum-number-of-calls | 5 | ratelimit.circuit-breaker
+			ratelimit.redis.timeuot              | 1s   | ratelimit.redis.timeout
+			ratelimit.header                     | ietf | ratelimit.headers
+			""")
+	void unknownPropertiesFailStartUpNamingTheClosestValidName(String property, String value, String closest) {
+		this.runner.withPropertyValues("ratelimit.rules.bad.limit=5", "ratelimit.rules.bad.period=1m", property + "=" + value)
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("'" + property + "'").contains("no such rate limit property");
+				assertThat(analysis.getAction()).contains("Did you mean '" + closest);
+			});
+	}
+
+	@Test
+	void unknownPropertiesWithNothingCloseListTheValidNames() {
+		this.runner.withPropertyValues("ratelimit.rules.api.colour=blue")
+			.run((context) -> assertThat(analyze(context.getStartupFailure()).getAction()).contains("Use one of [")
+				.contains("on-store-failure"));
+		this.runner.withPropertyValues("ratelimit.rules.api.tiers.free.extra=1")
+			.run((context) -> assertThat(analyze(context.getStartupFailure()).getAction()).contains("takes a value"));
+	}
+
+	@Test
+	void everyDocumentedFormOfAValidConfigurationStarts() {
+		this.runner.withPropertyValues("ratelimit.rules.api.match.paths[0]=/api/**",
+				"ratelimit.rules.api.match.methods=GET,POST", "ratelimit.rules.api.onStoreFailure=deny",
+				"ratelimit.rules.api.tiers.free=5", "ratelimit.rules.api.tier-key=header:X",
+				"ratelimit.rules[with.dots].limit=5", "ratelimit.rules[with.dots].period=1m",
+				"ratelimit.circuit-breaker.minimum-number-of-calls=5", "ratelimit.deny-cache.enabled=false",
+				"ratelimit.metrics.offenders-window=5m", "ratelimit.overrides.refresh-interval=1s")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@ParameterizedTest(name = "{0}={1}")
+	@CsvSource(delimiter = '|', textBlock = """
+			ratelimit.rules.bad.period            | 10x    | a duration                  | 10s, 1m
+			ratelimit.rules.bad.period            | 10x    | a duration                  | PT10S
+			ratelimit.rules.bad.on-store-failure  | never  | one of the accepted values  | local, allow, deny
+			ratelimit.rules.bad.limit             | lots   | a valid Long                | a number
+			ratelimit.redis.timeout               | fast   | a duration                  | 500ms
+			""")
+	void unconvertibleValuesFailStartUpListingTheAcceptedForms(String property, String value, String expected,
+			String forms) {
+		this.runner.withPropertyValues("ratelimit.rules.bad.limit=5", "ratelimit.rules.bad.period=1m", property + "=" + value)
+			.run((context) -> {
+				Throwable failure = context.getStartupFailure();
+				assertThat(failure).isNotNull();
+				FailureAnalysis analysis = new RateLimitBindFailureAnalyzer().analyze(failure);
+				assertThat(analysis).as("analysis of " + failure).isNotNull();
+				assertThat(analysis.getDescription()).contains("'" + property + "'").contains("'" + value + "'")
+					.contains("is not " + expected);
+				assertThat(analysis.getAction()).startsWith("Fix '" + property + "'.").contains(forms);
+			});
+	}
+
 	@Test
 	void missingLimitAndPeriodFailNamingTheProperty() {
 		new WebApplicationContextRunner().withConfiguration(CONFIGURATIONS)

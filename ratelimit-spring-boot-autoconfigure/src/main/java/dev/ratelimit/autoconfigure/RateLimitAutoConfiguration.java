@@ -14,6 +14,7 @@ import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
@@ -30,6 +31,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
@@ -44,11 +46,21 @@ public final class RateLimitAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(RateLimitAutoConfiguration.class);
 
+	private static final String ACTUATOR_ENDPOINT = "org.springframework.boot.actuate.endpoint.annotation.Endpoint";
+
 	@Bean
 	@ConditionalOnMissingBean
-	RuleCompiler rateLimitRuleCompiler(BeanFactory beanFactory) {
+	RuleCompiler rateLimitRuleCompiler(BeanFactory beanFactory, Environment environment) {
 		RequestExpressions expressions = new RequestExpressions(new BeanFactoryResolver(beanFactory));
-		return new RuleCompiler(expressions, (name) -> keyResolverBean(beanFactory, name));
+		return new RuleCompiler(expressions, (name) -> keyResolverBean(beanFactory, name), actuatorBasePath(environment));
+	}
+
+	/** The actuator's base path when Actuator is present, left out of rules that name no paths. */
+	private static @Nullable String actuatorBasePath(Environment environment) {
+		if (!ClassUtils.isPresent(ACTUATOR_ENDPOINT, RateLimitAutoConfiguration.class.getClassLoader())) {
+			return null;
+		}
+		return environment.getProperty("management.endpoints.web.base-path", "/actuator");
 	}
 
 	@Bean

@@ -126,6 +126,22 @@ public final class RateLimitRedisAutoConfiguration {
 	}
 
 	@Bean
+	RedisStoreStartupCheck rateLimitRedisStartupCheck(ObjectProvider<RateLimitStore> store,
+			ObjectProvider<RateLimitRules> rules, LettuceConnectionFactory connectionFactory) {
+		return new RedisStoreStartupCheck(store, rules, where(connectionFactory));
+	}
+
+	private static String where(LettuceConnectionFactory connectionFactory) {
+		if (connectionFactory.isClusterAware()) {
+			return "cluster";
+		}
+		if (connectionFactory.getSentinelConfiguration() != null) {
+			return "sentinel, master '" + connectionFactory.getSentinelConfiguration().getMaster().getName() + "'";
+		}
+		return "standalone, " + connectionFactory.getHostName() + ":" + connectionFactory.getPort();
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	RedisRateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties) {
 		if (properties.getRedis().getTimeout().isNegative() || properties.getRedis().getTimeout().isZero()) {
@@ -135,8 +151,8 @@ public final class RateLimitRedisAutoConfiguration {
 		try {
 			RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, properties.getKeyPrefix(),
 					properties.getRedis().getTimeout());
-			logger.info("Rate limits are kept in Redis (" + (connectionFactory.isClusterAware() ? "cluster" : "standalone or sentinel")
-					+ "), key prefix '" + properties.getKeyPrefix() + "'");
+			logger.info("Rate limits are kept in Redis (" + where(connectionFactory) + "), key prefix '"
+					+ properties.getKeyPrefix() + "'");
 			return store;
 		}
 		catch (IllegalArgumentException ex) {

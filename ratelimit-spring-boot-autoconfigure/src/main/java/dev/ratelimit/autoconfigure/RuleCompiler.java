@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -20,9 +22,12 @@ import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.redis.RedisKeys;
 import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.rule.Periods;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.Expression;
@@ -37,6 +42,8 @@ import org.springframework.web.util.pattern.PatternParseException;
  */
 public final class RuleCompiler {
 
+	private static final Log logger = LogFactory.getLog(RuleCompiler.class);
+
 	private static final Pattern RULE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,32}");
 
 	private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
@@ -46,13 +53,28 @@ public final class RuleCompiler {
 
 	private final Function<String, KeyResolver> beans;
 
+	private final @Nullable String actuatorBasePath;
+
 	/**
 	 * @param expressions the SpEL support
 	 * @param beans looks up {@link KeyResolver} beans by name; throws {@link IllegalArgumentException} when missing
 	 */
 	public RuleCompiler(RequestExpressions expressions, Function<String, KeyResolver> beans) {
+		this(expressions, beans, null);
+	}
+
+	/**
+	 * @param expressions the SpEL support
+	 * @param beans looks up {@link KeyResolver} beans by name; throws {@link IllegalArgumentException} when missing
+	 * @param actuatorBasePath the actuator's base path (e.g. {@code /actuator}), left out of every rule that names no
+	 * paths, or {@code null} to leave nothing out
+	 */
+	public RuleCompiler(RequestExpressions expressions, Function<String, KeyResolver> beans,
+			@Nullable String actuatorBasePath) {
 		this.expressions = expressions;
 		this.beans = beans;
+		this.actuatorBasePath = (actuatorBasePath != null && !actuatorBasePath.isBlank()
+				&& !actuatorBasePath.trim().equals("/")) ? actuatorBasePath.trim().replaceAll("/+$", "") : null;
 	}
 
 	/** Compiles every rule. */
@@ -65,7 +87,13 @@ public final class RuleCompiler {
 					"Use a short prefix such as 'rl'");
 		}
 		List<RateLimitRule> rules = new ArrayList<>();
-		properties.getRules().forEach((name, rule) -> rules.add(compile(name, rule, properties.getApiKeyHeader())));
+		properties.getRules().forEach((name, rule) -> {
+			RateLimitRule compiled = compile(name, rule, properties.getApiKeyHeader());
+			rules.add(compiled);
+			if (logger.isInfoEnabled()) {
+				logger.info(describe(compiled, rule));
+			}
+		});
 		return new RateLimitRules(rules);
 	}
 
@@ -161,10 +189,52 @@ public final class RuleCompiler {
 		}
 	}
 
+	/**
+	 * Describes a compiled rule in one line for the start-up log, e.g. {@code Rate limit rule 'hello': GET /api/hello,
+	 * key ip, gcra 5 per PT10S, on store failure local}.
+	 */
+	static String describe(RateLimitRule compiled, RateLimitProperties.Rule rule) {
+		RequestMatch match = compiled.match();
+		StringBuilder line = new StringBuilder("Rate limit rule '").append(compiled.name()).append("': ");
+		if (!match.enabled()) {
+			line.append("no requests (used by @RateLimited only)");
+		}
+		else {
+			line.append(match.methods().isEmpty() ? "any method" : String.join("|", new TreeSet<>(match.methods())))
+				.append(' ')
+				.append(match.paths().isEmpty() ? "every path" : patternsText(match.paths()));
+			if (!match.excludePaths().isEmpty()) {
+				line.append(" except ").append(patternsText(match.excludePaths()));
+			}
+		}
+		RateLimitPolicy policy = compiled.policy();
+		line.append(", key ").append(rule.getKey().trim()).append(", ").append(policy.algorithm().configName())
+			.append(' ').append(policy.limit()).append(" per ").append(Periods.format(policy.period()));
+		if (policy.algorithm().usesBurst() && policy.capacity() != policy.limit()) {
+			line.append(" (burst ").append(policy.capacity()).append(')');
+		}
+		if (!compiled.tiers().isEmpty()) {
+			line.append(", tiers ").append(new TreeMap<>(rule.getTiers()));
+		}
+		line.append(", ").append(compiled.mode().name().toLowerCase(Locale.ROOT))
+			.append(", on store failure ").append(compiled.onStoreFailure().name().toLowerCase(Locale.ROOT));
+		return line.toString();
+	}
+
+	private static String patternsText(List<PathPattern> patterns) {
+		return String.join(",", patterns.stream().map(PathPattern::getPatternString).toList());
+	}
+
 	private RequestMatch match(String prefix, RateLimitProperties.Match match) {
 		PathPatternParser parser = PathPatternParser.defaultInstance;
 		List<PathPattern> paths = patterns(prefix + ".paths", match.getPaths(), parser);
 		List<PathPattern> excludes = patterns(prefix + ".exclude-paths", match.getExcludePaths(), parser);
+		if (paths.isEmpty() && this.actuatorBasePath != null) {
+			// A rule without paths limits the application, not the operators' health checks and scrapes: leave the
+			// actuator out unless the rule names its paths (e.g. /**).
+			excludes = new ArrayList<>(excludes);
+			excludes.add(parser.parse(this.actuatorBasePath + "/**"));
+		}
 		Set<String> methods = new LinkedHashSet<>();
 		for (int i = 0; i < match.getMethods().size(); i++) {
 			String method = match.getMethods().get(i).trim().toUpperCase(Locale.ROOT);

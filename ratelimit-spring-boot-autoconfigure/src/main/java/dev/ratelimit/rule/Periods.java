@@ -18,6 +18,35 @@ public final class Periods {
 	}
 
 	/**
+	 * Formats a period in the short form people write, in the largest unit that is exact: {@code 10s}, {@code 15m},
+	 * {@code 1d}, {@code 1500ms}.
+	 */
+	public static String format(Duration period) {
+		long millis = period.toMillis();
+		for (DurationStyleUnit unit : DurationStyleUnit.values()) {
+			if (millis != 0 && millis % unit.millis == 0) {
+				return (millis / unit.millis) + unit.suffix;
+			}
+		}
+		return period.toString();
+	}
+
+	private enum DurationStyleUnit {
+
+		DAYS(86_400_000, "d"), HOURS(3_600_000, "h"), MINUTES(60_000, "m"), SECONDS(1_000, "s"), MILLIS(1, "ms");
+
+		private final long millis;
+
+		private final String suffix;
+
+		DurationStyleUnit(long millis, String suffix) {
+			this.millis = millis;
+			this.suffix = suffix;
+		}
+
+	}
+
+	/**
 	 * Parses a period.
 	 * @param text the text, e.g. {@code 10s} or {@code PT10S}
 	 * @return the duration

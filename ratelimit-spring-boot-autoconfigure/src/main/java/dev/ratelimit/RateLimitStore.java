@@ -10,7 +10,9 @@ import java.util.List;
  * <li>the decision of a check that would have allowed a denied request reports its state without this request
  * (as if inspected with cost 0);</li>
  * <li>the checks passed to one call have distinct (policy name, subject) pairs ({@link RateLimiter} merges
- * duplicates).</li>
+ * duplicates);</li>
+ * <li>{@link #peek} returns exactly the decisions that {@link #evaluate} would return at that moment, and writes
+ * nothing: no quota consumed, no state created, no expiry changed.</li>
  * </ul>
  * The contract is verified by one shared test suite run against every implementation.
  */
@@ -22,6 +24,15 @@ public interface RateLimitStore {
 	 * @return one decision per check, in order
 	 */
 	List<Decision> evaluate(List<RateLimitCheck> checks);
+
+	/**
+	 * Returns the decisions that {@link #evaluate} would return for the checks at this moment (the same verdict, and
+	 * for an admitted request the numbers after its consumption), without changing anything: read-only, for
+	 * operators' views and for asking what a request of some cost would get.
+	 * @param checks the checks, with distinct (policy name, subject) pairs
+	 * @return one decision per check, in order
+	 */
+	List<Decision> peek(List<RateLimitCheck> checks);
 
 	/**
 	 * Forgets the state of one subject under one policy, restoring its full quota.

@@ -29,6 +29,9 @@ public abstract class RateLimitStoreContractTests {
 	/** Creates the store under test on the given clock. */
 	protected abstract RateLimitStore createStore(MutableClock clock);
 
+	/** Returns whether the store holds any state for a subject under a policy, read from its backend itself. */
+	protected abstract boolean holdsState(RateLimitPolicy policy, String subject);
+
 	@BeforeEach
 	void createStore() {
 		this.store = createStore(this.clock);
@@ -118,6 +121,54 @@ public abstract class RateLimitStoreContractTests {
 		one(policy, 1);
 		assertThat(peek(policy).remaining()).isEqualTo(2);
 		assertThat(peek(policy).remaining()).isEqualTo(2);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void peekAnswersWhatEvaluateWouldAndConsumesNothing(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 5, Duration.ofMinutes(1));
+		// admitted, admitted, denied, never admitted, admitted, denied: each peeked twice, then evaluated
+		for (long cost : new long[] { 0, 1, 3, 2, 6, 1, 1 }) {
+			List<RateLimitCheck> request = List.of(RateLimitCheck.of(policy, this.subject, cost));
+			List<Decision> peeked = this.store.peek(request);
+			assertThat(this.store.peek(request)).as("peeked again, cost %d", cost).isEqualTo(peeked);
+			assertThat(this.store.evaluate(request)).as("evaluated, cost %d", cost).isEqualTo(peeked);
+			this.clock.advance(Duration.ofMillis(1_500));
+		}
+		assertThat(peek(policy).remaining()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void peekOfAFreshSubjectCreatesNoStateAndLeavesTheWholeQuota(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 4, Duration.ofMinutes(1));
+		Decision peeked = this.store.peek(List.of(RateLimitCheck.of(policy, this.subject))).get(0);
+		assertThat(peeked.allowed()).isTrue();
+		assertThat(peeked.remaining()).isEqualTo(3);
+		assertThat(holdsState(policy, this.subject)).as("state after a peek").isFalse();
+		for (int i = 0; i < 4; i++) {
+			assertThat(one(policy, 1).allowed()).as("request %d", i + 1).isTrue();
+		}
+		assertThat(holdsState(policy, this.subject)).as("state after requests").isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void peekOfARequestOfSeveralChecksHasTheVerdictOfEvaluate(Algorithm algorithm) {
+		RateLimitPolicy generous = RateLimitPolicy.of("generous", algorithm, 10, Duration.ofMinutes(1));
+		RateLimitPolicy strict = RateLimitPolicy.of("strict", Algorithm.GCRA, 1, Duration.ofMinutes(1));
+		RateLimitPolicy shadow = RateLimitPolicy.of("shadow", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		List<RateLimitCheck> request = List.of(RateLimitCheck.of(generous, this.subject, 2),
+				RateLimitCheck.of(strict, this.subject), new RateLimitCheck(shadow, this.subject, 3, true));
+		for (int i = 0; i < 3; i++) {
+			List<Decision> peeked = this.store.peek(request);
+			assertThat(peeked.get(0).allowed()).isTrue();
+			assertThat(peeked.get(1).allowed()).isEqualTo(i == 0);
+			assertThat(peeked.get(2).neverAllowed()).isTrue();
+			assertThat(peeked.get(0).remaining()).as("after the admitted request, then without the denied ones")
+				.isEqualTo(8);
+			assertThat(this.store.evaluate(request)).isEqualTo(peeked);
+		}
 	}
 
 	@ParameterizedTest

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
@@ -59,7 +58,8 @@ public class RateLimitsEndpoint {
 	/**
 	 * @param rules the rules
 	 * @param limiter the limiter (resets, state)
-	 * @param store the store, asked directly by inspections so that they count in no metric, offender view or cache
+	 * @param store the store, peeked at directly by inspections so that they consume nothing and count in no metric,
+	 * offender view or cache
 	 * @param overrides where overrides are shared
 	 * @param offenders the top offenders, or {@code null}
 	 * @param storeName the store's name as shown
@@ -120,8 +120,9 @@ public class RateLimitsEndpoint {
 			return null;
 		}
 		String subject = String.join("/", key);
-		Decision now = this.store.evaluate(List.of(new RateLimitCheck(policy, subject, 0, false))).get(0);
-		Duration retryAfter = (now.remaining() == 0) ? retryAfterOfOne(policy, subject, now) : Duration.ZERO;
+		Decision now = peek(policy, subject, 0);
+		// what a request of cost 1 would get: its wait, whatever the algorithm (zero if a unit came back meanwhile)
+		Duration retryAfter = (now.remaining() == 0) ? peek(policy, subject, 1).retryAfter() : Duration.ZERO;
 		return new SubjectDescriptor(rule, subject, tier, now.limit(), now.remaining(), now.resetAfter().toString(),
 				retryAfter.toString());
 	}
@@ -179,20 +180,8 @@ public class RateLimitsEndpoint {
 		return this.rules.get(rule).map(this::describe).orElse(null);
 	}
 
-	private Duration retryAfterOfOne(RateLimitPolicy policy, String subject, Decision inspected) {
-		Algorithm algorithm = policy.algorithm();
-		if (algorithm.usesBurst()) {
-			// bucket algorithms: one unit is back one interval after the bucket lets (capacity - 1) more through
-			long micros = inspected.resetAfter().toNanos() / 1_000 - (policy.capacity() - 1) * policy.intervalMicros();
-			return Duration.ofNanos(Math.max(1, micros) * 1_000);
-		}
-		if (algorithm == Algorithm.FIXED_WINDOW) {
-			return inspected.resetAfter();
-		}
-		// The window algorithms' wait depends on entries an inspection does not report: ask with cost 1. With nothing
-		// remaining it is denied, and a denied request consumes nothing.
-		Decision decision = this.store.evaluate(List.of(new RateLimitCheck(policy, subject, 1, false))).get(0);
-		return decision.allowed() ? Duration.ZERO : decision.retryAfter();
+	private Decision peek(RateLimitPolicy policy, String subject, long cost) {
+		return this.store.peek(List.of(new RateLimitCheck(policy, subject, cost, false))).get(0);
 	}
 
 	private static @Nullable Duration parsePeriod(@Nullable String period) {

@@ -64,6 +64,20 @@ public class LocalRateLimitStore implements RateLimitStore {
 
 	@Override
 	public List<Decision> evaluate(List<RateLimitCheck> checks) {
+		return decide(checks, true);
+	}
+
+	/**
+	 * Returns what {@link #evaluate} would: the same computation on the same locked entries, without storing the new
+	 * states. A subject without an entry is computed from no state and gets none (so a peek never evicts another
+	 * subject), and entries are looked up without counting as accesses.
+	 */
+	@Override
+	public List<Decision> peek(List<RateLimitCheck> checks) {
+		return decide(checks, false);
+	}
+
+	private List<Decision> decide(List<RateLimitCheck> checks, boolean commit) {
 		int n = checks.size();
 		String[] keys = new String[n];
 		for (int i = 0; i < n; i++) {
@@ -78,21 +92,25 @@ public class LocalRateLimitStore implements RateLimitStore {
 			try {
 				boolean current = true;
 				for (Integer i : lockOrder) {
-					Entry entry = this.entries.get(keys[i], (k) -> new Entry());
+					Entry entry = commit ? this.entries.get(keys[i], (k) -> new Entry()) : existingOrDetached(keys[i]);
 					entry.lock.lock();
 					locked[held++] = entry;
 					// An entry evicted or expired before we locked it is no longer the live one: start over.
-					current = current && this.entries.asMap().get(keys[i]) == entry;
+					current = current && (entry.detached || live(keys[i], commit) == entry);
 					if (!current) {
 						break;
 					}
+				}
+				// A peek reads absent keys as no state: only if they are still absent now that it holds every lock.
+				for (int j = 0; j < held && current; j++) {
+					current = !locked[j].detached || live(keys[lockOrder[j]], false) == null;
 				}
 				if (current) {
 					Entry[] byCheck = new Entry[n];
 					for (int j = 0; j < n; j++) {
 						byCheck[lockOrder[j]] = locked[j];
 					}
-					return evaluateLocked(checks, keys, byCheck);
+					return decideLocked(checks, keys, byCheck, commit);
 				}
 			}
 			finally {
@@ -103,8 +121,18 @@ public class LocalRateLimitStore implements RateLimitStore {
 		}
 	}
 
+	private Entry existingOrDetached(String key) {
+		Entry entry = live(key, false);
+		return (entry != null) ? entry : new Entry(true);
+	}
+
+	/** Returns the entry in the cache; a peek ({@code access} false) leaves no trace in its eviction order. */
+	private @Nullable Entry live(String key, boolean access) {
+		return access ? this.entries.asMap().get(key) : this.entries.policy().getIfPresentQuietly(key);
+	}
+
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private List<Decision> evaluateLocked(List<RateLimitCheck> checks, String[] keys, Entry[] entries) {
+	private List<Decision> decideLocked(List<RateLimitCheck> checks, String[] keys, Entry[] entries, boolean commit) {
 		long now = this.nowMicros.getAsLong();
 		int n = checks.size();
 		Outcome<?>[] outcomes = new Outcome<?>[n];
@@ -123,7 +151,7 @@ public class LocalRateLimitStore implements RateLimitStore {
 			if (outcome.allowed() && !admitted) {
 				outcome = algorithms[i].apply(entries[i].state, now, 0);
 			}
-			else if (outcome.allowed() && check.cost() > 0) {
+			else if (commit && outcome.allowed() && check.cost() > 0) {
 				entries[i].state = outcome.state();
 				entries[i].expiresAtMicros = now + outcome.ttlMicros();
 				this.entries.asMap().replace(keys[i], entries[i], entries[i]);
@@ -144,6 +172,11 @@ public class LocalRateLimitStore implements RateLimitStore {
 		return this.entries.estimatedSize();
 	}
 
+	/** Returns whether an entry exists for a subject under a policy (for tests), without touching it. */
+	boolean holds(RateLimitPolicy policy, String subject) {
+		return live(key(policy, subject), false) != null;
+	}
+
 	private static String key(RateLimitPolicy policy, String subject) {
 		return policy.name() + ':' + RedisKeys.safeSubject(subject);
 	}
@@ -153,10 +186,21 @@ public class LocalRateLimitStore implements RateLimitStore {
 
 		private final ReentrantLock lock = new ReentrantLock();
 
+		/** Whether this entry stands for an absent key during a peek, outside the cache. */
+		private final boolean detached;
+
 		private @Nullable Object state;
 
 		/** Until when the state matters; a new entry lives briefly until its first write. */
 		private volatile long expiresAtMicros = Long.MIN_VALUE;
+
+		Entry() {
+			this(false);
+		}
+
+		Entry(boolean detached) {
+			this.detached = detached;
+		}
 
 	}
 

@@ -25,8 +25,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A rate limit script under {@code META-INF/ratelimit/scripts/}: its arguments, its reply, and running it by SHA with a
  * fallback to the full text when Redis does not know it yet ({@code NOSCRIPT}, e.g. after a restart or failover).
- * {@code ratelimit.lua} evaluates and refunds every algorithm; {@code gcra.lua} is its fast path for calls whose checks
- * are all GCRA, with the same arguments and reply.
+ * {@code ratelimit.lua} evaluates, peeks at and refunds every algorithm; {@code gcra.lua} is its fast path for
+ * evaluating calls whose checks are all GCRA, with the same arguments and reply.
  */
 final class RateLimitScript {
 
@@ -61,19 +61,41 @@ final class RateLimitScript {
 	record Reply(boolean allowed, long nowMicros, List<Decision> decisions) {
 	}
 
+	/** What a call does, passed as {@code ARGV[2]}. */
+	static final class Mode {
+
+		/** Evaluates the checks, writing what an admitted request consumes. */
+		static final Mode EVALUATE = new Mode(EMPTY);
+
+		/** Answers what {@link #EVALUATE} would, writing nothing. */
+		static final Mode PEEK = new Mode("peek".getBytes(StandardCharsets.US_ASCII));
+
+		private final byte[] argument;
+
+		private Mode(byte[] argument) {
+			this.argument = argument;
+		}
+
+		/** Gives back what a request admitted at {@code admittedAtMicros} consumed, then inspects. */
+		static Mode refund(long admittedAtMicros) {
+			return new Mode(ascii(admittedAtMicros));
+		}
+
+	}
+
 	/**
 	 * Runs the script for some checks.
 	 * @param commands where to run it
 	 * @param keys one key per check
 	 * @param checks the checks
 	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
-	 * @param refundAdmittedAt {@code null} to evaluate, else refund what was admitted at this time
+	 * @param mode evaluate, peek or refund ({@code gcra.lua} only evaluates)
 	 */
 	CompletionStage<Reply> run(RedisScriptingAsyncCommands<byte[], byte[]> commands, byte[][] keys,
-			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, @Nullable Long refundAdmittedAt) {
+			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode) {
 		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks.size()][];
 		args[0] = (explicitNowMicros != null) ? ascii(explicitNowMicros) : EMPTY;
-		args[1] = (refundAdmittedAt != null) ? ascii(refundAdmittedAt) : EMPTY;
+		args[1] = mode.argument;
 		for (int i = 0; i < checks.size(); i++) {
 			RateLimitCheck check = checks.get(i);
 			RateLimitPolicy policy = check.policy();

@@ -39,7 +39,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * In a Redis Cluster the checks are grouped by hash slot and the groups run concurrently, one script call each. When
  * one group denies, the groups that admitted are refunded (a second script call that gives back exactly what they
  * consumed) and report their state without the request. Between the two calls other requests may see the
- * consumption; if a refund fails, the quota stays consumed (the conservative direction).
+ * consumption; if a refund fails, the quota stays consumed (the conservative direction). A {@link #peek} runs the
+ * same script in a mode that writes nothing.
  */
 public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -90,12 +91,31 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		return await(evaluateAsync(checks));
 	}
 
+	@Override
+	public List<Decision> peek(List<RateLimitCheck> checks) {
+		return await(peekAsync(checks));
+	}
+
 	/**
 	 * Evaluates the checks without blocking. Calls made one after another from one thread reach Redis in order.
 	 * @param checks the checks, with distinct (policy name, subject) pairs
 	 * @return one decision per check
 	 */
 	public CompletableFuture<List<Decision>> evaluateAsync(List<RateLimitCheck> checks) {
+		return decideAsync(checks, RateLimitScript.Mode.EVALUATE);
+	}
+
+	/**
+	 * Peeks at the checks without blocking: the decisions {@link #evaluateAsync} would give, writing nothing. Calls
+	 * made one after another from one thread reach Redis in order.
+	 * @param checks the checks, with distinct (policy name, subject) pairs
+	 * @return one decision per check
+	 */
+	public CompletableFuture<List<Decision>> peekAsync(List<RateLimitCheck> checks) {
+		return decideAsync(checks, RateLimitScript.Mode.PEEK);
+	}
+
+	private CompletableFuture<List<Decision>> decideAsync(List<RateLimitCheck> checks, RateLimitScript.Mode mode) {
 		if (checks.isEmpty()) {
 			return CompletableFuture.completedFuture(List.of());
 		}
@@ -107,15 +127,19 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			keyBytes[i] = this.keys.key(check.policy().name(), check.subject()).getBytes(StandardCharsets.UTF_8);
 		}
 		if (checks.size() == 1 || !this.connectionFactory.isClusterAware()) {
-			return scriptFor(checks).run(commands, keyBytes, checks, now, null)
+			return scriptFor(checks, mode).run(commands, keyBytes, checks, now, mode)
 				.thenApply(RateLimitScript.Reply::decisions)
 				.toCompletableFuture();
 		}
-		return evaluateBySlot(commands, keyBytes, checks, now);
+		return decideBySlot(commands, keyBytes, checks, now, mode);
 	}
 
-	private CompletableFuture<List<Decision>> evaluateBySlot(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			byte[][] keyBytes, List<RateLimitCheck> checks, @Nullable Long now) {
+	/**
+	 * Runs one call per slot. When one denies, the slots that admitted report their state without the request: an
+	 * evaluation refunds them, a peek (which consumed nothing) inspects them again.
+	 */
+	private CompletableFuture<List<Decision>> decideBySlot(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			byte[][] keyBytes, List<RateLimitCheck> checks, @Nullable Long now, RateLimitScript.Mode mode) {
 		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
 		for (int i = 0; i < checks.size(); i++) {
 			slots.computeIfAbsent(SlotHash.getSlot(keyBytes[i]), (slot) -> new ArrayList<>()).add(i);
@@ -126,24 +150,38 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		}
 		List<CompletableFuture<RateLimitScript.Reply>> replies = new ArrayList<>();
 		for (SlotGroup group : groups) {
-			replies.add(scriptFor(group.checks).run(commands, group.keys, group.checks, now, null).toCompletableFuture());
+			replies.add(scriptFor(group.checks, mode).run(commands, group.keys, group.checks, now, mode)
+				.toCompletableFuture());
 		}
 		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenCompose((ignored) -> {
 			boolean allowed = replies.stream().allMatch((reply) -> reply.join().allowed());
 			Decision[] decisions = new Decision[checks.size()];
-			List<CompletableFuture<?>> refunds = new ArrayList<>();
+			List<CompletableFuture<?>> secondCalls = new ArrayList<>();
 			for (int g = 0; g < groups.size(); g++) {
 				SlotGroup group = groups.get(g);
 				RateLimitScript.Reply reply = replies.get(g).join();
 				group.place(reply.decisions(), decisions);
 				if (!allowed && reply.allowed()) {
-					refunds.add(refund(commands, group, reply, now).thenAccept((peeked) -> group.placeAllowed(peeked,
-							reply.decisions(), decisions)));
+					CompletableFuture<List<Decision>> unconsumed = (mode == RateLimitScript.Mode.PEEK)
+							? inspect(commands, group, now) : refund(commands, group, reply, now);
+					secondCalls.add(unconsumed.thenAccept((peeked) -> group.placeAllowed(peeked, reply.decisions(),
+							decisions)));
 				}
 			}
-			return CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new))
+			return CompletableFuture.allOf(secondCalls.toArray(CompletableFuture[]::new))
 				.thenApply((done) -> Arrays.asList(decisions));
 		});
+	}
+
+	private CompletableFuture<List<Decision>> inspect(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			SlotGroup group, @Nullable Long now) {
+		List<RateLimitCheck> inspections = new ArrayList<>(group.checks.size());
+		for (RateLimitCheck check : group.checks) {
+			inspections.add(new RateLimitCheck(check.policy(), check.subject(), 0, check.shadow()));
+		}
+		return this.script.run(commands, group.keys, inspections, now, RateLimitScript.Mode.PEEK)
+			.thenApply(RateLimitScript.Reply::decisions)
+			.toCompletableFuture();
 	}
 
 	private CompletableFuture<List<Decision>> refund(RedisClusterAsyncCommands<byte[], byte[]> commands,
@@ -154,7 +192,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
 			consumed.add(new RateLimitCheck(check.policy(), check.subject(), cost, check.shadow()));
 		}
-		return this.script.run(commands, group.keys, consumed, now, admitted.nowMicros())
+		return this.script.run(commands, group.keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()))
 			.thenApply(RateLimitScript.Reply::decisions)
 			.toCompletableFuture()
 			.exceptionally((ex) -> {
@@ -163,8 +201,11 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			});
 	}
 
-	/** Returns the GCRA fast path when every check is GCRA, else the general script. */
-	private RateLimitScript scriptFor(List<RateLimitCheck> checks) {
+	/** Returns the GCRA fast path when evaluating checks that are all GCRA, else the general script. */
+	private RateLimitScript scriptFor(List<RateLimitCheck> checks, RateLimitScript.Mode mode) {
+		if (mode != RateLimitScript.Mode.EVALUATE) {
+			return this.script;
+		}
 		for (RateLimitCheck check : checks) {
 			if (check.policy().algorithm() != Algorithm.GCRA) {
 				return this.script;

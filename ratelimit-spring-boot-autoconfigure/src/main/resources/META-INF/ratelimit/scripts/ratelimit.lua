@@ -1,12 +1,14 @@
 --[[
-ratelimit.lua: evaluates every check of one request atomically, or refunds what a request consumed.
+ratelimit.lua: evaluates every check of one request atomically, peeks at what evaluating them would give, or
+refunds what a request consumed.
 
 The maths of each algorithm mirrors the Java reference in dev.ratelimit.algorithm; a differential test binds them.
 All times are integer microseconds (exact in Lua's doubles below 2^53; RateLimitPolicy bounds every value).
 
 KEYS[i]   state key of check i, '<prefix>:{<rule>:<subject>}'
 ARGV[1]   now in microseconds, or '' to use redis.call('TIME') (an explicit time is for tests only)
-ARGV[2]   '' to evaluate; to refund, the time (microseconds) at which the refunded request was admitted
+ARGV[2]   '' to evaluate; 'peek' to peek (evaluate, writing nothing); to refund, the time (microseconds) at which the
+          refunded request was admitted
 ARGV[3 + 6(i-1) .. 8 + 6(i-1)], per check i:
           algorithm   1 fixed window, 2 sliding log, 3 sliding counter, 4 token bucket, 5 leaky bucket, 6 GCRA
           a, b, c     fixed window: period, limit, window offset   | sliding log, counter: period, limit, 0
@@ -19,6 +21,9 @@ allows it. Phase 2 writes only then, and only the checks that allowed (cost > 0)
 the checks that would have allowed it report their state as if inspected with cost 0.
 Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter }
           retryAfter is 0 when allowed, -1 when the cost exceeds what the policy can ever admit.
+
+Peek: evaluate without phase 2's writes. The reply is exactly the one evaluate would give at this moment (verdict,
+and for an allowed request the state after its cost); no key is created, changed or given a new TTL.
 
 Refund: gives back `cost` of every check, as consumed at ARGV[2] (used when checks in different Redis Cluster slots
 were evaluated separately and another slot denied), then inspects every check with cost 0. Reply: as for evaluate.
@@ -322,8 +327,9 @@ local function refund(i, admittedAt)
 end
 
 local n = #KEYS
+local peek = ARGV[2] == 'peek'
 
-if ARGV[2] ~= '' then
+if ARGV[2] ~= '' and not peek then
   local admittedAt = tonumber(ARGV[2])
   local reply = { 1, now }
   for i = 1, n do
@@ -358,7 +364,7 @@ for i = 1, n do
     if verdict == 0 then
       local _, remaining, reset = compute(i, 0)
       reply[r + 2], reply[r + 3] = remaining, reset
-    elseif cost > 0 then
+    elseif cost > 0 and not peek then
       if ARGV[base] == '2' then
         addLogEntries(KEYS[i], tonumber(ARGV[base + 1]), values[i], cost, ttls[i])
       else

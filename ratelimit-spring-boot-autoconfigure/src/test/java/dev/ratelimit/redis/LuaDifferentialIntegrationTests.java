@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Binds the Lua script to the Java reference: the same random sequences of (time, subject, cost) must give identical
  * decisions (allowed, remaining, retryAfter, resetAfter) from the reference maths (through the local store) and from
- * the script with an explicit {@code now}.
+ * the script with an explicit {@code now}, for evaluations and for peeks, which must change no state.
  * <p>
  * Operations per algorithm: system property {@code ratelimit.differential.operations} (default 100,000); the seed:
  * {@code ratelimit.differential.seed} (default: random, printed on failure). Requests are pipelined in batches on one
@@ -40,6 +40,8 @@ class LuaDifferentialIntegrationTests {
 	private static final int OPERATIONS = Integer.getInteger("ratelimit.differential.operations", 100_000);
 
 	private static final int BATCH = 2_000;
+
+	private static final int PEEKS = 15;
 
 	private static LettuceConnectionFactory factory;
 
@@ -108,31 +110,61 @@ class LuaDifferentialIntegrationTests {
 		});
 	}
 
+	/**
+	 * Runs random operations: mostly evaluations, and peeks ({@value #PEEKS}%) of random cost. Half of the peeks are
+	 * followed, at the same microsecond, by the evaluation of the same request, which must decide exactly what the
+	 * peek answered. A second reference store never sees a peek: every evaluation must decide there as in the store
+	 * that saw them, so a peek changes no state in the reference, and (through the comparison with the reference) none
+	 * in Redis.
+	 */
 	private void run(SplittableRandom random, long seed, String prefix, RequestGenerator requests) {
 		MutableClock clock = MutableClock.atRealisticEpoch();
 		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
 		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock);
+		LocalRateLimitStore unpeeked = new LocalRateLimitStore(1_000_000, clock);
 		RedisRateLimitStore lua = new RedisRateLimitStore(factory, prefix, Duration.ofSeconds(30), clock::micros);
 		// pipelined calls that meet NOSCRIPT are retried with EVAL after later calls already ran: load first
 		lua.loadScripts();
 		int done = 0;
+		List<RateLimitCheck> peekedRequest = null;
+		List<Decision> peeked = null;
 		while (done < OPERATIONS) {
 			List<List<RateLimitCheck>> batch = new ArrayList<>();
-			List<Long> times = new ArrayList<>();
+			List<String> operations = new ArrayList<>();
 			List<List<Decision>> expected = new ArrayList<>();
 			List<CompletableFuture<List<Decision>>> actual = new ArrayList<>();
 			for (int i = 0; i < BATCH && done < OPERATIONS; i++, done++) {
-				clock.advanceMicros(randomStep(random));
-				List<RateLimitCheck> request = requests.next(random);
+				boolean afterPeek = peekedRequest != null;
+				if (!afterPeek) {
+					clock.advanceMicros(randomStep(random));
+				}
+				List<RateLimitCheck> request = afterPeek ? peekedRequest : requests.next(random);
+				boolean peek = !afterPeek && random.nextInt(100) < PEEKS;
 				batch.add(request);
-				times.add(clock.micros());
-				expected.add(reference.evaluate(request));
-				actual.add(lua.evaluateAsync(request));
+				operations.add("seed " + seed + ", operation " + done + " at " + clock.micros() + " µs"
+						+ (peek ? ", peek" : afterPeek ? ", right after its peek" : ""));
+				List<Decision> decisions;
+				if (peek) {
+					decisions = reference.peek(request);
+					actual.add(lua.peekAsync(request));
+					boolean evaluateNext = random.nextBoolean();
+					peekedRequest = evaluateNext ? request : null;
+					peeked = evaluateNext ? decisions : null;
+				}
+				else {
+					decisions = reference.evaluate(request);
+					actual.add(lua.evaluateAsync(request));
+					assertThat(unpeeked.evaluate(request)).as("%s, never peeked: %s", operations.get(i), request)
+						.isEqualTo(decisions);
+					if (afterPeek) {
+						assertThat(decisions).as("%s: %s", operations.get(i), request).isEqualTo(peeked);
+						peekedRequest = null;
+					}
+				}
+				expected.add(decisions);
 			}
 			for (int i = 0; i < batch.size(); i++) {
-				assertThat(actual.get(i).join())
-					.as("seed %d, operation %d at %d µs: %s", seed, done - batch.size() + i, times.get(i), batch.get(i))
-					.isEqualTo(expected.get(i));
+				assertThat(actual.get(i).join()).as("%s: %s", operations.get(i), batch.get(i)).isEqualTo(expected.get(i));
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package dev.ratelimit.redis;
 
 import java.time.Duration;
 
+import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreContractTests;
 import dev.ratelimit.test.MutableClock;
@@ -21,10 +22,18 @@ class RedisClusterRateLimitStoreIntegrationTests extends RateLimitStoreContractT
 
 	private LettuceConnectionFactory factory;
 
+	private RedisRateLimitStore store;
+
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		this.factory = LettuceFactories.cluster(RedisClusterExtension.shared());
-		return new RedisRateLimitStore(this.factory, "rl-test", Duration.ofSeconds(5), clock::micros);
+		this.store = new RedisRateLimitStore(this.factory, "rl-test", Duration.ofSeconds(5), clock::micros);
+		return this.store;
+	}
+
+	@Override
+	protected boolean holdsState(RateLimitPolicy policy, String subject) {
+		return RedisRateLimitStoreIntegrationTests.exists(this.factory, this.store.key(policy, subject));
 	}
 
 	@AfterEach

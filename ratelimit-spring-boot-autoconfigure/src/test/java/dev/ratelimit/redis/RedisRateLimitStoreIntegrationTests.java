@@ -1,6 +1,7 @@
 package dev.ratelimit.redis;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
@@ -20,6 +21,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -32,10 +34,25 @@ class RedisRateLimitStoreIntegrationTests extends RateLimitStoreContractTests {
 
 	private LettuceConnectionFactory factory;
 
+	private RedisRateLimitStore store;
+
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		this.factory = LettuceFactories.standalone(RedisStandaloneExtension.shared());
-		return new RedisRateLimitStore(this.factory, "rl-test", Duration.ofSeconds(5), clock::micros);
+		this.store = new RedisRateLimitStore(this.factory, "rl-test", Duration.ofSeconds(5), clock::micros);
+		return this.store;
+	}
+
+	@Override
+	protected boolean holdsState(RateLimitPolicy policy, String subject) {
+		return exists(this.factory, this.store.key(policy, subject));
+	}
+
+	/** Returns whether Redis (standalone or Cluster, as the factory connects) has the key. */
+	static boolean exists(LettuceConnectionFactory factory, String key) {
+		try (RedisConnection connection = factory.getConnection()) {
+			return Boolean.TRUE.equals(connection.keyCommands().exists(key.getBytes(StandardCharsets.UTF_8)));
+		}
 	}
 
 	@AfterEach

@@ -83,6 +83,28 @@ class RedisStoreStateIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
+	void peekLeavesExistingStateByteForByteUnchangedAndCreatesNoKey(Algorithm algorithm) {
+		RateLimitPolicy policy = RateLimitPolicy.of("peeked", algorithm, 10, Duration.ofMinutes(10));
+		assertThat(this.store.evaluate(List.of(RateLimitCheck.of(policy, "known", 2))).get(0).allowed()).isTrue();
+		byte[] key = key(policy, "known");
+		byte[] before = redis.dump(key);
+		long ttlBefore = redis.pttl(key);
+		assertThat(before).isNotNull();
+
+		for (long cost : new long[] { 0, 1, 8, 9, 11 }) {
+			List<Decision> peeked = this.store.peek(List.of(RateLimitCheck.of(policy, "known", cost),
+					RateLimitCheck.of(policy, "unknown", cost)));
+			assertThat(peeked.get(1).allowed()).isEqualTo(cost <= 10);
+		}
+
+		assertThat(redis.dump(key)).isEqualTo(before);
+		long ttlAfter = redis.pttl(key);
+		assertThat(ttlAfter).as("TTL not rewritten").isLessThanOrEqualTo(ttlBefore).isGreaterThan(ttlBefore - 1_000);
+		assertThat(redis.exists(key(policy, "unknown"))).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
 	void everyWrittenKeyHasTtlNoLongerThanTheAlgorithmNeeds(Algorithm algorithm) {
 		Duration period = Duration.ofSeconds(90);
 		RateLimitPolicy policy = RateLimitPolicy.of("ttl", algorithm, 30, period);

@@ -35,11 +35,21 @@ public final class SwitchableStore implements RateLimitStore {
 
 	@Override
 	public List<Decision> evaluate(List<RateLimitCheck> checks) {
+		call();
+		return this.delegate.evaluate(checks);
+	}
+
+	@Override
+	public List<Decision> peek(List<RateLimitCheck> checks) {
+		call();
+		return this.delegate.peek(checks);
+	}
+
+	private void call() {
 		this.calls.incrementAndGet();
 		if (this.failing) {
 			throw new RateLimitStoreException("store is down", new IllegalStateException());
 		}
-		return this.delegate.evaluate(checks);
 	}
 
 	@Override

@@ -1,0 +1,107 @@
+package dev.ratelimit.actuate;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.actuate.RateLimitsEndpoint.SubjectDescriptor;
+import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.rule.CostResolver;
+import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RequestMatch;
+import dev.ratelimit.rule.RuleMode;
+import dev.ratelimit.rule.RuleOverrideRepository;
+import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.test.MutableClock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Inspecting a subject through the {@code ratelimits} endpoint, on the local store and an explicit clock.
+ */
+class RateLimitsEndpointTests {
+
+	private final MutableClock clock = MutableClock.atRealisticEpoch();
+
+	private final LocalRateLimitStore store = new LocalRateLimitStore(1_000, this.clock);
+
+	@Test
+	void inspectingASubjectWhoseQuotaCameBackMeanwhileConsumesNothing() {
+		RateLimitPolicy policy = RateLimitPolicy.of("login", Algorithm.SLIDING_WINDOW_LOG, 2, Duration.ofSeconds(10));
+		assertThat(request(policy).allowed()).isTrue();
+		this.clock.advance(Duration.ofSeconds(5));
+		assertThat(request(policy).allowed()).isTrue();
+		// one microsecond before the first entry is forgotten: exhausted when the inspection starts, and a unit back
+		// by the time it asks what a request of cost 1 would get
+		this.clock.advance(Duration.ofSeconds(5).minusNanos(1_000));
+		RateLimitsEndpoint endpoint = endpoint(policy, new TimePassingStore(this.store, this.clock));
+		SubjectDescriptor inspected = endpoint.subject("login", new String[] { "alice" }, null);
+		assertThat(inspected.remaining()).isZero();
+		assertThat(inspected.retryAfter()).isEqualTo("PT0S");
+		Decision next = request(policy);
+		assertThat(next.allowed()).as("the unit that came back is still there after the inspection").isTrue();
+		assertThat(next.remaining()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void retryAfterOfAnExhaustedSubjectIsTheWaitOfARequestOfCostOne(Algorithm algorithm) {
+		RateLimitPolicy policy = RateLimitPolicy.of("login", algorithm, 3, Duration.ofSeconds(10));
+		for (int i = 0; i < 3; i++) {
+			this.clock.advance(Duration.ofMillis(1_234));
+			assertThat(request(policy).allowed()).isTrue();
+		}
+		SubjectDescriptor inspected = endpoint(policy, this.store).subject("login", new String[] { "alice" }, null);
+		assertThat(inspected.remaining()).isZero();
+		Decision denied = request(policy);
+		assertThat(denied.allowed()).isFalse();
+		assertThat(Duration.parse(inspected.retryAfter())).isEqualTo(denied.retryAfter());
+		assertThat(Duration.parse(inspected.resetAfter())).isEqualTo(denied.resetAfter());
+	}
+
+	private Decision request(RateLimitPolicy policy) {
+		return this.store.evaluate(List.of(RateLimitCheck.of(policy, "alice"))).get(0);
+	}
+
+	private RateLimitsEndpoint endpoint(RateLimitPolicy policy, RateLimitStore inspected) {
+		RateLimitRule rule = new RateLimitRule(policy.name(), RequestMatch.all(), (request) -> request.getRemoteAddr(),
+				policy, Map.of(), null, CostResolver.fixed(1), RuleMode.ENFORCE, StoreFailureMode.LOCAL);
+		return new RateLimitsEndpoint(new RateLimitRules(List.of(rule)), new StoreRateLimiter(this.store), inspected,
+				RuleOverrideRepository.inMemory(), null, "local");
+	}
+
+	/** A store on which every call takes one microsecond of the clock, as calls to a real store take time. */
+	private record TimePassingStore(RateLimitStore delegate, MutableClock clock) implements RateLimitStore {
+
+		@Override
+		public List<Decision> evaluate(List<RateLimitCheck> checks) {
+			List<Decision> decisions = this.delegate.evaluate(checks);
+			this.clock.advanceMicros(1);
+			return decisions;
+		}
+
+		@Override
+		public List<Decision> peek(List<RateLimitCheck> checks) {
+			List<Decision> decisions = this.delegate.peek(checks);
+			this.clock.advanceMicros(1);
+			return decisions;
+		}
+
+		@Override
+		public void reset(RateLimitPolicy policy, String subject) {
+			this.delegate.reset(policy, subject);
+		}
+
+	}
+
+}

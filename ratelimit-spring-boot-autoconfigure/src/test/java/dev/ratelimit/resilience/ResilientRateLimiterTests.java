@@ -48,6 +48,7 @@ class ResilientRateLimiterTests {
 		.failureRateThreshold(50)
 		.waitDurationInOpenState(Duration.ofMillis(200))
 		.permittedNumberOfCallsInHalfOpenState(1)
+		.clock(this.clock)
 		.build());
 
 	private final ResilientRateLimiter limiter = new ResilientRateLimiter(new StoreRateLimiter(this.primary),
@@ -98,6 +99,12 @@ class ResilientRateLimiterTests {
 		}
 		assertThat(this.primary.calls()).as("no store calls while open").isEqualTo(callsWhileOpen);
 		this.primary.setFailing(false);
+		this.limiter.evaluate(RateLimitCheck.of(this.open, "b"));
+		assertThat(this.breaker.getState()).as("still open: the wait has not passed on the breaker's clock")
+			.isEqualTo(CircuitBreaker.State.OPEN);
+		this.clock.advance(Duration.ofMillis(201));
+		this.nanos.addAndGet(Duration.ofMillis(201).toNanos());
+		// the probe runs on a background thread: await its outcome, no time needs to pass
 		await(() -> {
 			this.limiter.evaluate(RateLimitCheck.of(this.open, "b"));
 			return this.limiter.state() == StoreState.REDIS;

@@ -11,6 +11,7 @@ import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -29,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
@@ -45,9 +47,13 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RuleCompiler rateLimitRuleCompiler(BeanFactory beanFactory) {
+	RuleCompiler rateLimitRuleCompiler(BeanFactory beanFactory, ObjectProvider<RateLimitListener> listeners) {
 		RequestExpressions expressions = new RequestExpressions(new BeanFactoryResolver(beanFactory));
-		return new RuleCompiler(expressions, (name) -> keyResolverBean(beanFactory, name));
+		// the listeners are looked up at the first failure, so that none of them is created before the rules
+		ResolutionFailures failures = new ResolutionFailures(
+				SingletonSupplier.of(() -> RateLimitListener.composite(listeners.orderedStream().toList())),
+				System::nanoTime);
+		return new RuleCompiler(expressions, (name) -> keyResolverBean(beanFactory, name), failures);
 	}
 
 	@Bean

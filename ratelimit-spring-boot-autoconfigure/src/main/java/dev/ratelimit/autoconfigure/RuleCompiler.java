@@ -23,6 +23,7 @@ import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
+import dev.ratelimit.rule.ResolutionFailures;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.Expression;
@@ -46,13 +47,27 @@ public final class RuleCompiler {
 
 	private final Function<String, KeyResolver> beans;
 
+	private final ResolutionFailures resolutionFailures;
+
 	/**
+	 * Creates a compiler whose rules only log a key, tier key or cost that cannot be resolved.
 	 * @param expressions the SpEL support
 	 * @param beans looks up {@link KeyResolver} beans by name; throws {@link IllegalArgumentException} when missing
 	 */
 	public RuleCompiler(RequestExpressions expressions, Function<String, KeyResolver> beans) {
+		this(expressions, beans, ResolutionFailures.logOnly());
+	}
+
+	/**
+	 * @param expressions the SpEL support
+	 * @param beans looks up {@link KeyResolver} beans by name; throws {@link IllegalArgumentException} when missing
+	 * @param resolutionFailures told of every key, tier key or cost of the compiled rules that cannot be resolved
+	 */
+	public RuleCompiler(RequestExpressions expressions, Function<String, KeyResolver> beans,
+			ResolutionFailures resolutionFailures) {
 		this.expressions = expressions;
 		this.beans = beans;
+		this.resolutionFailures = resolutionFailures;
 	}
 
 	/** Compiles every rule. */
@@ -66,7 +81,7 @@ public final class RuleCompiler {
 		}
 		List<RateLimitRule> rules = new ArrayList<>();
 		properties.getRules().forEach((name, rule) -> rules.add(compile(name, rule, properties.getApiKeyHeader())));
-		return new RateLimitRules(rules);
+		return new RateLimitRules(rules, this.resolutionFailures);
 	}
 
 	/** Compiles one rule. */

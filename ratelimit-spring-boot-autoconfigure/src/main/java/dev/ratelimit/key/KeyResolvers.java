@@ -71,7 +71,7 @@ public final class KeyResolvers {
 		return (request) -> request.getMethod() + ' ' + request.getRequestURI().substring(request.getContextPath().length());
 	}
 
-	/** Resolves a SpEL template, or the IP when it yields nothing. */
+	/** Resolves a SpEL template, or the IP when it yields nothing; what it throws is left to the rule to report. */
 	public static KeyResolver expression(Expression expression, RequestExpressions expressions) {
 		return (request) -> {
 			Object value = expressions.evaluate(expression, request);

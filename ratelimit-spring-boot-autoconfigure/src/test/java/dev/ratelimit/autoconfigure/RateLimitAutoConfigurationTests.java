@@ -3,9 +3,12 @@ package dev.ratelimit.autoconfigure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitHeadersWriter;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitRejectionHandler;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
@@ -144,6 +147,28 @@ class RateLimitAutoConfigurationTests {
 		filter.doFilter(request, new MockHttpServletResponse(), new MockFilterChain());
 		Verdict verdict = (Verdict) request.getAttribute(RateLimitFilter.VERDICT_ATTRIBUTE);
 		return verdict.checks().get(0).subject() + (verdict.allowed() ? " allowed" : " denied");
+	}
+
+	@Test
+	void aKeyThatCannotBeResolvedIsReportedToTheListenerBeans() {
+		List<String> failures = new CopyOnWriteArrayList<>();
+		RateLimitListener listener = new RateLimitListener() {
+
+			@Override
+			public void onResolutionFailure(String rule, ResolutionPart part, RuntimeException failure) {
+				failures.add(rule + " " + part.propertyName());
+			}
+
+		};
+		this.runner.withBean(RateLimitListener.class, () -> listener)
+			.withPropertyValues("ratelimit.rules.api.key=#{T(Integer).parseInt(request.getHeader('A'))}")
+			.run((context) -> {
+				MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/items");
+				request.addHeader("A", "not a number");
+				assertThat(context.getBean(RateLimitRules.class).checksFor(request)).singleElement()
+					.satisfies((check) -> assertThat(check.subject()).isEqualTo(request.getRemoteAddr()));
+				assertThat(failures).containsExactly("api key");
+			});
 	}
 
 	@Test

@@ -6,8 +6,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Observes a {@link RateLimiter}: every verdict, and every call to the shared store. Metrics and the top-offenders
- * view are listeners; declare a bean of this type to add your own. Called on the request thread: keep it cheap.
+ * Observes a {@link RateLimiter}: every verdict, every call to the shared store, and every rule whose key, tier key or
+ * cost could not be resolved. Metrics and the top-offenders view are listeners; declare a bean of this type to add
+ * your own. Called on the request thread: keep it cheap.
  */
 public interface RateLimitListener {
 
@@ -22,6 +23,31 @@ public interface RateLimitListener {
 
 		/** The rules' {@code on-store-failure} modes, because the shared store is unavailable. */
 		FALLBACK
+
+	}
+
+	/** The part of a rule that could not be resolved for a request. */
+	enum ResolutionPart {
+
+		/** The key ({@code ratelimit.rules.<name>.key}); the client IP is used instead. */
+		KEY("key"),
+
+		/** The tier key ({@code ratelimit.rules.<name>.tier-key}); the rule's own limit is used instead. */
+		TIER_KEY("tier-key"),
+
+		/** The cost ({@code ratelimit.rules.<name>.cost}); the request costs 1 instead. */
+		COST("cost");
+
+		private final String propertyName;
+
+		ResolutionPart(String propertyName) {
+			this.propertyName = propertyName;
+		}
+
+		/** Returns the name of the rule's property, e.g. {@code tier-key}. */
+		public String propertyName() {
+			return this.propertyName;
+		}
 
 	}
 
@@ -40,6 +66,16 @@ public interface RateLimitListener {
 	 * @param failure the failure, or {@code null} when it succeeded
 	 */
 	default void onStoreCall(List<RateLimitCheck> checks, Duration latency, @Nullable Throwable failure) {
+	}
+
+	/**
+	 * Called when a part of a rule could not be resolved for a request, e.g. because its SpEL expression or its
+	 * {@link KeyResolver} bean threw; the rule then uses that part's fallback.
+	 * @param rule the rule name
+	 * @param part what could not be resolved
+	 * @param failure what the expression or resolver threw; its message may quote client input
+	 */
+	default void onResolutionFailure(String rule, ResolutionPart part, RuntimeException failure) {
 	}
 
 	/** Returns a listener that calls each of the given listeners. */
@@ -64,6 +100,13 @@ public interface RateLimitListener {
 			public void onStoreCall(List<RateLimitCheck> checks, Duration latency, @Nullable Throwable failure) {
 				for (RateLimitListener listener : all) {
 					listener.onStoreCall(checks, latency, failure);
+				}
+			}
+
+			@Override
+			public void onResolutionFailure(String rule, ResolutionPart part, RuntimeException failure) {
+				for (RateLimitListener listener : all) {
+					listener.onResolutionFailure(rule, part, failure);
 				}
 			}
 

@@ -27,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  * left;</li>
  * <li>{@code ratelimit.store.latency} (timer; {@code result}: success, error): calls to the shared store;</li>
  * <li>{@code ratelimit.deny.cache.hits} (counter; {@code rule}): denials answered from memory;</li>
- * <li>{@code ratelimit.store.state} (gauge; {@code state}: redis, fallback, local): 1 for the current state, else 0.</li>
+ * <li>{@code ratelimit.store.state} (gauge; {@code state}: redis, fallback, local): 1 for the current state, else 0;</li>
+ * <li>{@code ratelimit.key.resolution.failures} (counter; {@code rule}, {@code part}: key, tier-key, cost): a part of
+ * a rule that could not be resolved, so the rule fell back.</li>
  * </ul>
  */
 public class RateLimitMetrics implements RateLimitListener {
@@ -108,6 +110,11 @@ public class RateLimitMetrics implements RateLimitListener {
 		}
 	}
 
+	@Override
+	public void onResolutionFailure(String rule, ResolutionPart part, RuntimeException failure) {
+		counter("ratelimit.key.resolution.failures", rule, "part", part.propertyName()).increment();
+	}
+
 	private Counter counter(String name, String rule, @Nullable String tag, @Nullable String value) {
 		String id = name + '\u0000' + rule + '\u0000' + value;
 		Counter counter = this.counters.get(id);
@@ -127,6 +134,7 @@ public class RateLimitMetrics implements RateLimitListener {
 		return switch (name) {
 			case "ratelimit.requests" -> "Rate limit checks by rule and outcome";
 			case "ratelimit.near.limit" -> "Allowed checks with little of their limit left";
+			case "ratelimit.key.resolution.failures" -> "Rule parts that could not be resolved, so the rule fell back";
 			default -> "Denials answered from the deny cache without a store call";
 		};
 	}

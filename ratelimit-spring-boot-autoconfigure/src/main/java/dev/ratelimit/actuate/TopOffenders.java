@@ -17,12 +17,24 @@ import dev.ratelimit.redis.RedisKeys;
 /**
  * The subjects denied most often, per rule, over a recent window: a space-saving sketch (Metwally et al.) of at most
  * {@code capacity} subjects per rule, in two halves of {@code window / 2} so that old offenders age out. Memory is
- * bounded whatever clients send (subjects are stored in their key-safe, length-bounded form). Shown only by the
- * actuator endpoint, never as metric tags.
+ * bounded whatever clients send: subjects are counted by their key-safe form ({@link RedisKeys#safeSubject}, so two
+ * subjects are never merged) and shown in a readable form of bounded length (see {@link #readable}). Shown only by
+ * the actuator endpoint, never as metric tags.
  */
 public class TopOffenders implements RateLimitListener {
 
-	/** One subject's denials; {@code error} is the space-saving over-estimate bound. */
+	/** Characters of a subject shown before it is cut. */
+	public static final int MAX_READABLE = RedisKeys.MAX_RAW_SUBJECT;
+
+	/** Characters of the subject's hash shown after a subject that is not shown exactly. */
+	static final int HASH_SHOWN = 8;
+
+	/**
+	 * One subject's denials.
+	 * @param subject the subject as the rule resolved it, in the readable form of {@link TopOffenders#readable}
+	 * @param denials its denials
+	 * @param error the space-saving over-estimate bound of {@code denials}
+	 */
 	public record Offender(String subject, long denials, long error) {
 	}
 
@@ -56,7 +68,7 @@ public class TopOffenders implements RateLimitListener {
 					}
 					sketch = this.rules.computeIfAbsent(rule, (name) -> new RuleSketch());
 				}
-				sketch.add(RedisKeys.safeSubject(verdict.checks().get(i).subject()), this.nanoTime.getAsLong());
+				sketch.add(verdict.checks().get(i).subject(), this.nanoTime.getAsLong());
 			}
 		}
 	}
@@ -69,49 +81,112 @@ public class TopOffenders implements RateLimitListener {
 		return top;
 	}
 
+	/**
+	 * Returns the readable form of a subject: the subject itself when it is at most {@value #MAX_READABLE} characters
+	 * of printable text; otherwise its first {@value #MAX_READABLE} characters (an ellipsis marks a cut), with every
+	 * control, format or unassigned character replaced by U+FFFD, followed by {@code " ~"} and the first
+	 * {@value #HASH_SHOWN} characters of the hash in its store key, which tell such subjects apart.
+	 * @param subject the subject as the rule resolved it
+	 * @return at most {@value #MAX_READABLE} + {@value #HASH_SHOWN} + 3 characters
+	 */
+	public static String readable(String subject) {
+		return readable(subject, RedisKeys.safeSubject(subject));
+	}
+
+	private static String readable(String subject, String safe) {
+		if (safe.equals(subject)) {
+			return subject;
+		}
+		StringBuilder readable = new StringBuilder(MAX_READABLE + HASH_SHOWN + 3);
+		boolean replaced = false;
+		int i = 0;
+		while (i < subject.length()) {
+			int codePoint = subject.codePointAt(i);
+			if (readable.length() + Character.charCount(codePoint) > MAX_READABLE) {
+				break;
+			}
+			replaced |= !printable(codePoint);
+			readable.appendCodePoint(printable(codePoint) ? codePoint : '\uFFFD');
+			i += Character.charCount(codePoint);
+		}
+		boolean cut = i < subject.length();
+		if (!cut && !replaced) {
+			return subject;
+		}
+		// safe is the hash form here: '~' and the base64url SHA-256
+		return readable.append(cut ? "\u2026" : "").append(" ~").append(safe, 1, 1 + HASH_SHOWN).toString();
+	}
+
+	private static boolean printable(int codePoint) {
+		return switch (Character.getType(codePoint)) {
+			case Character.CONTROL, Character.FORMAT, Character.SURROGATE, Character.PRIVATE_USE, Character.UNASSIGNED,
+					Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR -> false;
+			default -> true;
+		};
+	}
+
+	/** A subject's counts in one half-window, and its readable form. */
+	private static final class Counts {
+
+		private final String subject;
+
+		private long denials;
+
+		private long error;
+
+		Counts(String subject, long denials, long error) {
+			this.subject = subject;
+			this.denials = denials;
+			this.error = error;
+		}
+
+	}
+
 	private final class RuleSketch {
 
-		private Map<String, long[]> current = new HashMap<>();
+		/** Counts by the subject's key-safe form: exact identity, bounded length. */
+		private Map<String, Counts> current = new HashMap<>();
 
-		private Map<String, long[]> previous = new HashMap<>();
+		private Map<String, Counts> previous = new HashMap<>();
 
 		private long currentStart = Long.MIN_VALUE;
 
 		synchronized void add(String subject, long now) {
 			rotate(now);
-			long[] counts = this.current.get(subject);
+			String safe = RedisKeys.safeSubject(subject);
+			Counts counts = this.current.get(safe);
 			if (counts != null) {
-				counts[0]++;
+				counts.denials++;
 				return;
 			}
 			if (this.current.size() < TopOffenders.this.capacity) {
-				this.current.put(subject, new long[] { 1, 0 });
+				this.current.put(safe, new Counts(readable(subject, safe), 1, 0));
 				return;
 			}
 			String smallest = null;
 			long min = Long.MAX_VALUE;
-			for (Map.Entry<String, long[]> entry : this.current.entrySet()) {
-				if (entry.getValue()[0] < min) {
-					min = entry.getValue()[0];
+			for (Map.Entry<String, Counts> entry : this.current.entrySet()) {
+				if (entry.getValue().denials < min) {
+					min = entry.getValue().denials;
 					smallest = entry.getKey();
 				}
 			}
 			this.current.remove(smallest);
-			this.current.put(subject, new long[] { min + 1, min });
+			this.current.put(safe, new Counts(readable(subject, safe), min + 1, min));
 		}
 
 		synchronized List<Offender> top(int limit, long now) {
 			rotate(now);
-			Map<String, long[]> merged = new HashMap<>();
-			for (Map<String, long[]> half : List.of(this.previous, this.current)) {
-				half.forEach((subject, counts) -> {
-					long[] sum = merged.computeIfAbsent(subject, (key) -> new long[2]);
-					sum[0] += counts[0];
-					sum[1] += counts[1];
+			Map<String, Counts> merged = new HashMap<>();
+			for (Map<String, Counts> half : List.of(this.previous, this.current)) {
+				half.forEach((safe, counts) -> {
+					Counts sum = merged.computeIfAbsent(safe, (key) -> new Counts(counts.subject, 0, 0));
+					sum.denials += counts.denials;
+					sum.error += counts.error;
 				});
 			}
 			List<Offender> offenders = new ArrayList<>();
-			merged.forEach((subject, counts) -> offenders.add(new Offender(subject, counts[0], counts[1])));
+			merged.values().forEach((counts) -> offenders.add(new Offender(counts.subject, counts.denials, counts.error)));
 			offenders.sort(Comparator.comparingLong(Offender::denials).reversed().thenComparing(Offender::subject));
 			return List.copyOf(offenders.subList(0, Math.min(limit, offenders.size())));
 		}

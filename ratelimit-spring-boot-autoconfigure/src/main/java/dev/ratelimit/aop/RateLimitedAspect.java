@@ -122,7 +122,8 @@ public class RateLimitedAspect {
 	private RateLimitCheck check(AnnotatedLimits.Limit limit, @Nullable HttpServletRequest request,
 			@Nullable MethodBasedEvaluationContext context) {
 		RateLimitRule rule = (limit.rule() != null) ? this.rules.get(limit.rule()).orElse(null) : null;
-		RateLimitPolicy policy = (rule != null && request != null) ? rule.policyFor(request) : limit.policy();
+		RateLimitPolicy policy = (rule != null && request != null)
+				? rule.policyFor(request, this.rules.resolutionFailures()) : limit.policy();
 		String subject;
 		if (limit.key() != null) {
 			Object value = limit.key().getValue(context);

@@ -11,6 +11,7 @@ import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -32,6 +33,7 @@ import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
@@ -50,9 +52,15 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RuleCompiler rateLimitRuleCompiler(BeanFactory beanFactory, Environment environment) {
+	RuleCompiler rateLimitRuleCompiler(BeanFactory beanFactory, ObjectProvider<RateLimitListener> listeners,
+			Environment environment) {
 		RequestExpressions expressions = new RequestExpressions(new BeanFactoryResolver(beanFactory));
-		return new RuleCompiler(expressions, (name) -> keyResolverBean(beanFactory, name), actuatorBasePath(environment));
+		// the listeners are looked up at the first failure, so that none of them is created before the rules
+		ResolutionFailures failures = new ResolutionFailures(
+				SingletonSupplier.of(() -> RateLimitListener.composite(listeners.orderedStream().toList())),
+				System::nanoTime);
+		return new RuleCompiler(expressions, (name) -> keyResolverBean(beanFactory, name), failures,
+				actuatorBasePath(environment));
 	}
 
 	/** The actuator's base path when Actuator is present, left out of rules that name no paths. */

@@ -26,6 +26,7 @@ import dev.ratelimit.rule.Periods;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
+import dev.ratelimit.rule.ResolutionFailures;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -53,26 +54,41 @@ public final class RuleCompiler {
 
 	private final Function<String, KeyResolver> beans;
 
+	private final ResolutionFailures resolutionFailures;
+
 	private final @Nullable String actuatorBasePath;
 
 	/**
+	 * Creates a compiler whose rules only log a key, tier key or cost that cannot be resolved.
 	 * @param expressions the SpEL support
 	 * @param beans looks up {@link KeyResolver} beans by name; throws {@link IllegalArgumentException} when missing
 	 */
 	public RuleCompiler(RequestExpressions expressions, Function<String, KeyResolver> beans) {
-		this(expressions, beans, null);
+		this(expressions, beans, ResolutionFailures.logOnly());
 	}
 
 	/**
 	 * @param expressions the SpEL support
 	 * @param beans looks up {@link KeyResolver} beans by name; throws {@link IllegalArgumentException} when missing
+	 * @param resolutionFailures told of every key, tier key or cost of the compiled rules that cannot be resolved
+	 */
+	public RuleCompiler(RequestExpressions expressions, Function<String, KeyResolver> beans,
+			ResolutionFailures resolutionFailures) {
+		this(expressions, beans, resolutionFailures, null);
+	}
+
+	/**
+	 * @param expressions the SpEL support
+	 * @param beans looks up {@link KeyResolver} beans by name; throws {@link IllegalArgumentException} when missing
+	 * @param resolutionFailures told of every key, tier key or cost of the compiled rules that cannot be resolved
 	 * @param actuatorBasePath the actuator's base path (e.g. {@code /actuator}), left out of every rule that names no
 	 * paths, or {@code null} to leave nothing out
 	 */
 	public RuleCompiler(RequestExpressions expressions, Function<String, KeyResolver> beans,
-			@Nullable String actuatorBasePath) {
+			ResolutionFailures resolutionFailures, @Nullable String actuatorBasePath) {
 		this.expressions = expressions;
 		this.beans = beans;
+		this.resolutionFailures = resolutionFailures;
 		this.actuatorBasePath = (actuatorBasePath != null && !actuatorBasePath.isBlank()
 				&& !actuatorBasePath.trim().equals("/")) ? actuatorBasePath.trim().replaceAll("/+$", "") : null;
 	}
@@ -94,7 +110,7 @@ public final class RuleCompiler {
 				logger.info(describe(compiled, rule));
 			}
 		});
-		return new RateLimitRules(rules);
+		return new RateLimitRules(rules, this.resolutionFailures);
 	}
 
 	/** Compiles one rule. */

@@ -26,8 +26,10 @@ import org.springframework.util.StringUtils;
  * <li>{@code #{...}}: a SpEL template over the request; an empty result falls back to {@code ip}.</li>
  * <li>{@code @beanName}: a {@link KeyResolver} bean; a {@code null} result means the rule does not apply.</li>
  * </ul>
- * Parts joined with {@code +} form a composite subject, the parts' subjects joined with {@code |}. Falling back to
- * the IP when a part is missing means omitting a header never escapes a limit.
+ * Parts joined with {@code +} form a composite subject, the parts' subjects joined with {@code |}. Only a {@code +}
+ * outside every {@code #{...}} joins parts: one inside a template (also inside nested braces or a string literal)
+ * belongs to the expression, and a part with a template (such as {@code tenant-#{...}}) is a template as a whole.
+ * Falling back to the IP when a part is missing means omitting a header never escapes a limit.
  */
 public final class KeyResolvers {
 
@@ -69,7 +71,7 @@ public final class KeyResolvers {
 		return (request) -> request.getMethod() + ' ' + request.getRequestURI().substring(request.getContextPath().length());
 	}
 
-	/** Resolves a SpEL template, or the IP when it yields nothing. */
+	/** Resolves a SpEL template, or the IP when it yields nothing; what it throws is left to the rule to report. */
 	public static KeyResolver expression(Expression expression, RequestExpressions expressions) {
 		return (request) -> {
 			Object value = expressions.evaluate(expression, request);
@@ -86,24 +88,25 @@ public final class KeyResolvers {
 	 * @param beans looks up {@link KeyResolver} beans by name; throws when there is none
 	 * @return the resolver
 	 * @throws IllegalArgumentException with a message that says what is wrong
+	 * @throws org.springframework.expression.ParseException when a template part is not valid SpEL
 	 */
 	public static KeyResolver parse(String spec, String apiKeyHeader, RequestExpressions expressions,
 			Function<String, KeyResolver> beans) {
-		String trimmed = spec.trim();
-		if (trimmed.isEmpty()) {
+		if (spec.isBlank()) {
 			throw new IllegalArgumentException("the key is empty");
 		}
-		if (RequestExpressions.isTemplate(trimmed)) {
-			return expression(expressions.parse(trimmed), expressions);
-		}
 		List<KeyResolver> parts = new ArrayList<>();
-		for (String part : trimmed.split("\\+")) {
-			parts.add(single(part.trim(), apiKeyHeader, beans));
+		for (String part : KeySpecification.split(spec)) {
+			parts.add(single(part, apiKeyHeader, expressions, beans));
 		}
 		return (parts.size() == 1) ? parts.get(0) : composite(parts);
 	}
 
-	private static KeyResolver single(String part, String apiKeyHeader, Function<String, KeyResolver> beans) {
+	private static KeyResolver single(String part, String apiKeyHeader, RequestExpressions expressions,
+			Function<String, KeyResolver> beans) {
+		if (RequestExpressions.isTemplate(part)) {
+			return expression(expressions.parse(part), expressions);
+		}
 		if (part.startsWith("@") && part.length() > 1) {
 			return beans.apply(part.substring(1));
 		}

@@ -4,6 +4,7 @@ import java.util.Map;
 
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -32,15 +33,17 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 	/**
 	 * Returns the check of this rule for a request, or {@code null} when its key resolves to nothing.
 	 * @param request the request
+	 * @param failures told of a key, tier key or cost that cannot be resolved, before this rule falls back
 	 * @return the check
 	 */
-	public @Nullable RateLimitCheck check(HttpServletRequest request) {
+	public @Nullable RateLimitCheck check(HttpServletRequest request, ResolutionFailures failures) {
 		String subject;
 		try {
 			subject = this.key.resolve(request);
 		}
 		catch (RuntimeException ex) {
 			// A key that cannot be resolved (e.g. a failing expression) must not escape the limit: use the IP.
+			failures.report(this.name, ResolutionPart.KEY, ex);
 			subject = request.getRemoteAddr();
 		}
 		if (subject == null) {
@@ -51,13 +54,19 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			units = this.cost.resolve(request);
 		}
 		catch (RuntimeException ex) {
+			failures.report(this.name, ResolutionPart.COST, ex);
 			units = 1;
 		}
-		return new RateLimitCheck(policyFor(request), subject, units, this.mode == RuleMode.SHADOW);
+		return new RateLimitCheck(policyFor(request, failures), subject, units, this.mode == RuleMode.SHADOW);
 	}
 
-	/** Returns the policy of the request's tier, or the rule's policy when the tier is missing or unknown. */
-	public RateLimitPolicy policyFor(HttpServletRequest request) {
+	/**
+	 * Returns the policy of the request's tier, or the rule's policy when the tier is missing or unknown.
+	 * @param request the request
+	 * @param failures told of a tier key that cannot be resolved, before this rule uses its own policy
+	 * @return the policy
+	 */
+	public RateLimitPolicy policyFor(HttpServletRequest request, ResolutionFailures failures) {
 		if (this.tierKey == null) {
 			return this.policy;
 		}
@@ -66,6 +75,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			tier = this.tierKey.resolve(request);
 		}
 		catch (RuntimeException ex) {
+			failures.report(this.name, ResolutionPart.TIER_KEY, ex);
 			tier = null;
 		}
 		RateLimitPolicy tierPolicy = (tier != null) ? this.tiers.get(tier) : null;

@@ -22,10 +22,30 @@ public final class RateLimitRules {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRules.class);
 
+	private final ResolutionFailures resolutionFailures;
+
 	private volatile Snapshot snapshot;
 
+	/**
+	 * Creates rules whose resolution failures are only logged.
+	 * @param rules the configured rules
+	 */
 	public RateLimitRules(List<RateLimitRule> rules) {
+		this(rules, ResolutionFailures.logOnly());
+	}
+
+	/**
+	 * @param rules the configured rules
+	 * @param resolutionFailures told of every key, tier key or cost that cannot be resolved
+	 */
+	public RateLimitRules(List<RateLimitRule> rules, ResolutionFailures resolutionFailures) {
+		this.resolutionFailures = resolutionFailures;
 		this.snapshot = Snapshot.of(rules, Map.of());
+	}
+
+	/** Returns where a rule's key, tier key or cost that cannot be resolved is reported. */
+	public ResolutionFailures resolutionFailures() {
+		return this.resolutionFailures;
 	}
 
 	/** Returns every rule in effect, in configuration order. */
@@ -80,7 +100,7 @@ public final class RateLimitRules {
 		List<RateLimitCheck> checks = null;
 		for (RateLimitRule rule : rules) {
 			if (rule.match().matches(request, path)) {
-				RateLimitCheck check = rule.check(request);
+				RateLimitCheck check = rule.check(request, this.resolutionFailures);
 				if (check != null) {
 					if (checks == null) {
 						checks = new ArrayList<>(rules.length);

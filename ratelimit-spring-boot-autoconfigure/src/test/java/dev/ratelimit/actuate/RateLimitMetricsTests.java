@@ -7,6 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
@@ -78,15 +80,16 @@ class RateLimitMetricsTests {
 
 	@Test
 	void noTagCarriesAClientKey() {
-		metrics();
+		RateLimitMetrics metrics = metrics();
 		for (int i = 0; i < 20; i++) {
 			this.limiter.evaluate(RateLimitCheck.of(this.api, "secret-client-" + i));
 		}
 		this.primary.setFailing(true);
 		this.limiter.evaluate(RateLimitCheck.of(this.api, "secret-client-x"));
+		metrics.onResolutionFailure("api", ResolutionPart.KEY, new NumberFormatException("secret-client-y"));
 		for (Meter meter : this.registry.getMeters()) {
 			for (Tag tag : meter.getId().getTags()) {
-				assertThat(tag.getKey()).isIn("rule", "outcome", "result", "state");
+				assertThat(tag.getKey()).isIn("rule", "outcome", "result", "state", "part");
 				assertThat(tag.getValue()).doesNotContain("secret");
 			}
 		}
@@ -103,6 +106,25 @@ class RateLimitMetricsTests {
 				.mapToDouble((counter) -> counter.count())
 				.sum()).as("after %d requests", i + 1).isEqualTo(expected);
 		}
+	}
+
+	@Test
+	void everyResolutionFailureIsCountedByRuleAndPart() {
+		RateLimitListener listener = RateLimitListener.composite(List.of(metrics(), RateLimitListener.NONE));
+		for (int i = 0; i < 3; i++) {
+			listener.onResolutionFailure("api", ResolutionPart.KEY, new IllegalStateException());
+		}
+		listener.onResolutionFailure("api", ResolutionPart.COST, new IllegalStateException());
+		listener.onResolutionFailure("open", ResolutionPart.TIER_KEY, new IllegalStateException());
+		assertThat(failures("api", "key")).isEqualTo(3);
+		assertThat(failures("api", "cost")).isEqualTo(1);
+		assertThat(failures("open", "tier-key")).isEqualTo(1);
+		assertThat(this.registry.find("ratelimit.key.resolution.failures").counters()).hasSize(3);
+	}
+
+	private double failures(String rule, String part) {
+		return this.registry.get("ratelimit.key.resolution.failures").tag("rule", rule).tag("part", part).counter()
+			.count();
 	}
 
 	@Test

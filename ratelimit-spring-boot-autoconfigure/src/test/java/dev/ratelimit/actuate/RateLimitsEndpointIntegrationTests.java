@@ -205,6 +205,26 @@ class RateLimitsEndpointIntegrationTests {
 	}
 
 	@Test
+	void topOffendersShowCompositeSubjectsReadablyAndLongOnesCut() throws Exception {
+		String longTenant = "tenant-" + "a".repeat(100);
+		for (int i = 0; i < 4; i++) {
+			send("/composite/a", Map.of("X-Tenant", "acme"));
+			send("/composite/a", Map.of("X-Tenant", longTenant + "-1"));
+			send("/composite/a", Map.of("X-Tenant", longTenant + "-2"));
+		}
+		JsonNode offenders = json.readTree(call("GET", "/actuator/ratelimits/offenders", (String) null).body());
+		JsonNode composite = offenders.get("rules").get("composite");
+		assertThat(composite).hasSize(3);
+		assertThat(composite).extracting((offender) -> offender.get("denials").asLong()).containsOnly(2L);
+		assertThat(composite).extracting((offender) -> offender.get("subject").asString())
+			.contains("acme|GET /composite/a")
+			.filteredOn((subject) -> subject.startsWith(longTenant.substring(0, 64) + "\u2026 ~"))
+			.as("two long subjects with the same beginning stay apart")
+			.hasSize(2)
+			.doesNotHaveDuplicates();
+	}
+
+	@Test
 	void healthShowsTheStoreAndCircuit() throws Exception {
 		JsonNode health = json.readTree(call("GET", "/actuator/health/ratelimit", (String) null).body());
 		assertThat(health.get("status").asString()).isEqualTo("UP");

@@ -3,13 +3,17 @@ package dev.ratelimit.autoconfigure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitHeadersWriter;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitRejectionHandler;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.Verdict;
 import dev.ratelimit.aop.RateLimitedAspect;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
@@ -17,6 +21,7 @@ import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitFilter;
 import dev.ratelimit.web.StandardRateLimitHeadersWriter;
+import jakarta.servlet.Filter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,6 +38,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -122,6 +130,49 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void aTemplatePartOfACompositeKeyGivesEveryAddressAndHeaderValueItsOwnQuota() {
+		this.runner.withPropertyValues("ratelimit.rules.api.limit=1", "ratelimit.rules.api.key=ip+#{request.getHeader('A')}")
+			.run((context) -> {
+				Filter filter = context.getBean("rateLimitFilterRegistration", FilterRegistrationBean.class).getFilter();
+				assertThat(send(filter, "10.0.0.1", "x")).isEqualTo("10.0.0.1|x allowed");
+				assertThat(send(filter, "10.0.0.1", "x")).isEqualTo("10.0.0.1|x denied");
+				assertThat(send(filter, "10.0.0.1", "y")).isEqualTo("10.0.0.1|y allowed");
+				assertThat(send(filter, "10.0.0.2", "x")).isEqualTo("10.0.0.2|x allowed");
+			});
+	}
+
+	private static String send(Filter filter, String address, String header) throws Exception {
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/items");
+		request.setRemoteAddr(address);
+		request.addHeader("A", header);
+		filter.doFilter(request, new MockHttpServletResponse(), new MockFilterChain());
+		Verdict verdict = (Verdict) request.getAttribute(RateLimitFilter.VERDICT_ATTRIBUTE);
+		return verdict.checks().get(0).subject() + (verdict.allowed() ? " allowed" : " denied");
+	}
+
+	@Test
+	void aKeyThatCannotBeResolvedIsReportedToTheListenerBeans() {
+		List<String> failures = new CopyOnWriteArrayList<>();
+		RateLimitListener listener = new RateLimitListener() {
+
+			@Override
+			public void onResolutionFailure(String rule, ResolutionPart part, RuntimeException failure) {
+				failures.add(rule + " " + part.propertyName());
+			}
+
+		};
+		this.runner.withBean(RateLimitListener.class, () -> listener)
+			.withPropertyValues("ratelimit.rules.api.key=#{T(Integer).parseInt(request.getHeader('A'))}")
+			.run((context) -> {
+				MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/items");
+				request.addHeader("A", "not a number");
+				assertThat(context.getBean(RateLimitRules.class).checksFor(request)).singleElement()
+					.satisfies((check) -> assertThat(check.subject()).isEqualTo(request.getRemoteAddr()));
+				assertThat(failures).containsExactly("api key");
+			});
+	}
+
+	@Test
 	void nonWebApplicationGetsTheLimiterAndAspectButNoFilter() {
 		new ApplicationContextRunner().withConfiguration(CONFIGURATIONS).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimiter.class);
@@ -142,6 +193,7 @@ class RateLimitAutoConfigurationTests {
 			ratelimit.rules.bad.match.paths[0]      | /api/**/items                 | ratelimit.rules.bad.match.paths[0]  | not a valid path pattern
 			ratelimit.rules.bad.match.methods[0]    | FETCH                         | ratelimit.rules.bad.match.methods[0]| not an HTTP method
 			ratelimit.rules.bad.key                 | #{request.getHeader('X'      | ratelimit.rules.bad.key             | not a valid SpEL template
+			ratelimit.rules.bad.key                 | ip+#{request.getHeader('X')  | ratelimit.rules.bad.key             | is never closed by '}'
 			ratelimit.rules.bad.cost                | #{request.getParameter(      | ratelimit.rules.bad.cost            | not a valid SpEL template
 			ratelimit.rules.bad.cost                | lots                          | ratelimit.rules.bad.cost            | neither a positive integer
 			ratelimit.rules.bad.cost                | 0                             | ratelimit.rules.bad.cost            | neither a positive integer

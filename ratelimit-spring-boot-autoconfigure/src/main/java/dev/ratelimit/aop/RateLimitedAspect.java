@@ -10,6 +10,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimitHeadersWriter;
+import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.RateLimiter;
@@ -125,29 +126,48 @@ public class RateLimitedAspect {
 		RateLimitPolicy policy = (rule != null && request != null)
 				? rule.policyFor(request, this.rules.resolutionFailures()) : limit.policy();
 		String subject;
-		if (limit.key() != null) {
-			Object value = limit.key().getValue(context);
-			subject = (value != null) ? value.toString() : "";
+		try {
+			subject = subject(limit, rule, request, context);
 		}
-		else if (request != null) {
-			String resolved = (rule != null) ? rule.key().resolve(request) : request.getRemoteAddr();
-			subject = (resolved != null) ? resolved : request.getRemoteAddr();
-		}
-		else {
-			subject = KeyResolvers.GLOBAL;
+		catch (RuntimeException ex) {
+			// as for a rule's key: fall back (the caller's IP, or the global quota outside a request) and say so
+			this.rules.resolutionFailures().report(policy.name(), ResolutionPart.KEY, ex);
+			subject = (request != null) ? request.getRemoteAddr() : KeyResolvers.GLOBAL;
 		}
 		long cost;
-		if (limit.fixedCost() > 0) {
-			cost = limit.fixedCost();
+		try {
+			cost = cost(limit, rule, request, context);
 		}
-		else if (limit.cost() != null) {
-			cost = CostResolver.costOf(limit.cost().getValue(context));
-		}
-		else {
-			cost = (rule != null && request != null) ? rule.cost().resolve(request) : 1;
+		catch (RuntimeException ex) {
+			this.rules.resolutionFailures().report(policy.name(), ResolutionPart.COST, ex);
+			cost = 1;
 		}
 		boolean shadow = limit.shadow() || (rule != null && rule.mode() == RuleMode.SHADOW);
 		return new RateLimitCheck(policy, subject, cost, shadow);
+	}
+
+	private static String subject(AnnotatedLimits.Limit limit, @Nullable RateLimitRule rule,
+			@Nullable HttpServletRequest request, @Nullable MethodBasedEvaluationContext context) {
+		if (limit.key() != null) {
+			Object value = limit.key().getValue(context);
+			return (value != null) ? value.toString() : "";
+		}
+		if (request != null) {
+			String resolved = (rule != null) ? rule.key().resolve(request) : request.getRemoteAddr();
+			return (resolved != null) ? resolved : request.getRemoteAddr();
+		}
+		return KeyResolvers.GLOBAL;
+	}
+
+	private static long cost(AnnotatedLimits.Limit limit, @Nullable RateLimitRule rule,
+			@Nullable HttpServletRequest request, @Nullable MethodBasedEvaluationContext context) {
+		if (limit.fixedCost() > 0) {
+			return limit.fixedCost();
+		}
+		if (limit.cost() != null) {
+			return CostResolver.costOf(limit.cost().getValue(context));
+		}
+		return (rule != null && request != null) ? rule.cost().resolve(request) : 1;
 	}
 
 	private Verdict mergeWithRequest(HttpServletRequest request, Verdict verdict) {

@@ -11,6 +11,8 @@ import dev.ratelimit.test.redis.RedisServerProcess;
 import dev.ratelimit.web.HttpTestApplication;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -34,39 +36,45 @@ class RedisOutageIntegrationTests {
 
 	private static final List<String> PATHS = List.of("/hello", "/open", "/retry");
 
+	/** Requests each phase (before, during, after the outage) must complete before the test moves on. */
+	private static final int REQUESTS_PER_PHASE = 600;
+
+	private static final Log logger = LogFactory.getLog(RedisOutageIntegrationTests.class);
+
 	@Test
 	void killedRedisFallsBackPerRuleAndRecoversByItself() throws Exception {
 		try (RedisServerProcess redis = RedisServerProcess.start();
 				ConfigurableApplicationContext app = start(redis.port())) {
 			ResilientRateLimiter limiter = (ResilientRateLimiter) app.getBean(RateLimiter.class);
 			long killedAt;
-			long restartedAt;
+			long restartAt;
 			long recoveredAt;
 			List<OutageLoad.Sample> samples;
 			try (OutageLoad load = new OutageLoad(port(app), PATHS, 8)) {
-				pause(Duration.ofSeconds(6));
+				awaitRequests(load, 0);
 				assertThat(limiter.state()).isEqualTo(StoreState.REDIS);
 				killedAt = System.nanoTime();
 				redis.kill();
-				pause(Duration.ofSeconds(8));
-				assertThat(limiter.state()).isEqualTo(StoreState.FALLBACK);
+				await().atMost(Duration.ofSeconds(10)).until(() -> limiter.state() == StoreState.FALLBACK);
+				awaitRequests(load, System.nanoTime());
 				Health health = app.getBean(RateLimitHealthIndicator.class).health();
 				assertThat(health.getStatus()).as("a working fallback keeps the application UP").isEqualTo(Status.UP);
 				assertThat(health.getDetails()).containsEntry("state", "fallback");
+				restartAt = System.nanoTime();
 				redis.restart();
-				restartedAt = System.nanoTime();
+				long restartedAt = System.nanoTime();
 				await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
 					.until(() -> limiter.state() == StoreState.REDIS && dbSize(redis) > 0);
 				recoveredAt = System.nanoTime();
-				pause(Duration.ofSeconds(6));
+				assertThat(Duration.ofNanos(recoveredAt - restartedAt)).isLessThanOrEqualTo(Duration.ofSeconds(5));
+				awaitRequests(load, recoveredAt + Duration.ofSeconds(1).toNanos());
 				samples = load.samples();
 			}
-			assertThat(samples).hasSizeGreaterThan(1_000);
-			assertThat(Duration.ofNanos(recoveredAt - restartedAt)).isLessThanOrEqualTo(Duration.ofSeconds(5));
-			assertGuarantees(samples, (start) -> start > killedAt + Duration.ofMillis(500).toNanos() && start < restartedAt,
-					(start) -> start > killedAt && start < restartedAt);
+			assertGuarantees(samples, (start) -> start > killedAt + Duration.ofMillis(500).toNanos() && start < restartAt,
+					(start) -> start > killedAt && start < restartAt);
 			assertThat(samples.stream().filter((s) -> s.startNanos() > recoveredAt + Duration.ofSeconds(1).toNanos()))
 				.as("after recovery every rule answers from Redis again")
+				.isNotEmpty()
 				.allMatch((s) -> s.status() == 200);
 		}
 	}
@@ -78,29 +86,30 @@ class RedisOutageIntegrationTests {
 				ConfigurableApplicationContext app = start(proxy.port())) {
 			ResilientRateLimiter limiter = (ResilientRateLimiter) app.getBean(RateLimiter.class);
 			long slowFrom;
+			long fallbackAt;
 			long slowUntil;
 			List<OutageLoad.Sample> samples;
 			try (OutageLoad load = new OutageLoad(port(app), PATHS, 8)) {
-				pause(Duration.ofSeconds(4));
+				awaitRequests(load, 0);
 				slowFrom = System.nanoTime();
 				proxy.setReplyDelayMillis(TIMEOUT_MILLIS * 3);
-				pause(Duration.ofSeconds(8));
-				assertThat(limiter.state()).isEqualTo(StoreState.FALLBACK);
+				await().atMost(Duration.ofSeconds(10)).until(() -> limiter.state() == StoreState.FALLBACK);
+				fallbackAt = System.nanoTime();
+				awaitRequests(load, fallbackAt);
 				proxy.setReplyDelayMillis(0);
 				slowUntil = System.nanoTime();
 				await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
 					.until(() -> limiter.state() == StoreState.REDIS);
-				pause(Duration.ofSeconds(3));
 				samples = load.samples();
 			}
-			assertGuarantees(samples, (start) -> start > slowFrom + Duration.ofSeconds(2).toNanos() && start < slowUntil,
+			assertGuarantees(samples, (start) -> start > fallbackAt && start < slowUntil,
 					(start) -> start > slowFrom && start < slowUntil);
 		}
 	}
 
 	/**
 	 * @param outage when the store was surely unavailable (deny rules must answer 503 then)
-	 * @param degraded when the store was (becoming) unavailable: latency must stay bounded
+	 * @param degraded when the store was (becoming) unavailable: no request may wait for Redis's own timeouts
 	 */
 	private static void assertGuarantees(List<OutageLoad.Sample> samples, LongPredicate outage, LongPredicate degraded) {
 		assertThat(samples).filteredOn((s) -> !s.path().equals("/retry"))
@@ -113,16 +122,26 @@ class RedisOutageIntegrationTests {
 		assertThat(denyDuringOutage).isNotEmpty().allMatch((s) -> s.status() == 503 && s.retryAfter());
 		List<OutageLoad.Sample> during = samples.stream().filter((s) -> degraded.test(s.startNanos())).toList();
 		assertThat(during).hasSizeGreaterThan(100);
-		System.out.printf("outage: %d requests in all, %d while degraded, p99 %d ms, %d deny-rule requests answered 503%n",
-				samples.size(), during.size(), OutageLoad.p99Millis(during), denyDuringOutage.size());
-		assertThat(OutageLoad.p99Millis(during)).as("p99 latency (ms) while Redis is unavailable")
-			.isLessThanOrEqualTo(TIMEOUT_MILLIS + 50);
+		logger.info("outage: " + samples.size() + " requests in all, " + during.size() + " while degraded, p99 "
+				+ OutageLoad.p99Millis(during) + " ms, " + denyDuringOutage.size()
+				+ " deny-rule requests answered 503");
+		// A bound on every request, not a percentile: no request may wait anywhere near Lettuce's connect (10 s) or
+		// command (60 s) timeouts. The limiter's own timeout is 100 ms; the margin absorbs a busy CI machine.
+		assertThat(during).as("no request waits for Redis while it is unavailable")
+			.allMatch((s) -> s.latencyNanos() < Duration.ofSeconds(2).toNanos());
+	}
+
+	/** Waits until the load has made progress: enough requests started after {@code sinceNanos} have completed. */
+	private static void awaitRequests(OutageLoad load, long sinceNanos) {
+		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+			.until(() -> load.samples((start) -> start > sinceNanos).size() >= REQUESTS_PER_PHASE);
 	}
 
 	private static ConfigurableApplicationContext start(int redisPort) {
 		return new SpringApplicationBuilder(HttpTestApplication.class)
 			.properties("spring.config.name=ratelimit-outage-test", "server.port=0", "spring.data.redis.host=127.0.0.1",
-					"spring.data.redis.port=" + redisPort, "logging.level.dev.ratelimit=WARN")
+					"spring.data.redis.port=" + redisPort, "logging.level.dev.ratelimit=WARN",
+					"logging.level." + RedisOutageIntegrationTests.class.getName() + "=INFO")
 			.run();
 	}
 
@@ -141,12 +160,6 @@ class RedisOutageIntegrationTests {
 		finally {
 			client.shutdown();
 		}
-	}
-
-	/** Lets the load run for a while: the load itself is what the test observes, so here time must really pass. */
-	private static void pause(Duration duration) {
-		long until = System.nanoTime() + duration.toNanos();
-		await().atMost(duration.plusSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> System.nanoTime() >= until);
 	}
 
 }

@@ -87,6 +87,11 @@ class RateLimitMetricsTests {
 		this.primary.setFailing(true);
 		this.limiter.evaluate(RateLimitCheck.of(this.api, "secret-client-x"));
 		metrics.onResolutionFailure("api", ResolutionPart.KEY, new NumberFormatException("secret-client-y"));
+		// the meters exist (a test over no meters would pass with nothing wired)
+		assertThat(this.registry.getMeters().stream().map((meter) -> meter.getId().getName()).distinct())
+			.contains("ratelimit.requests", "ratelimit.store.latency", "ratelimit.store.state",
+					"ratelimit.key.resolution.failures");
+		assertThat(count("api", "allowed")).isEqualTo(20);
 		for (Meter meter : this.registry.getMeters()) {
 			for (Tag tag : meter.getId().getTags()) {
 				assertThat(tag.getKey()).isIn("rule", "outcome", "result", "state", "part");
@@ -131,7 +136,10 @@ class RateLimitMetricsTests {
 	void inspectionsAreNotCounted() {
 		metrics();
 		this.limiter.evaluate(new RateLimitCheck(this.api, "peek", 0, false));
-		assertThat(this.registry.find("ratelimit.requests").counters()).isEmpty();
+		this.limiter.evaluate(new RateLimitCheck(this.api, "peek", 1, false));
+		// only the request counts: the metrics are wired, and the inspection was left out
+		assertThat(this.registry.find("ratelimit.requests").counters()).hasSize(1);
+		assertThat(count("api", "allowed")).isEqualTo(1);
 	}
 
 	private double count(String rule, String outcome) {

@@ -13,6 +13,7 @@ import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -165,7 +166,8 @@ class RedisStoreStateIntegrationTests {
 	}
 
 	private List<byte[]> keysWithPrefix() {
-		return redis.scan(ScanArgs.Builder.matches(this.prefix + ":*").limit(10_000)).getKeys();
+		// every page of the cursor: one SCAN call returns one page, not the keyspace
+		return ScanIterator.scan(redis, ScanArgs.Builder.matches(this.prefix + ":*").limit(1_000)).stream().toList();
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.ratelimit.key;
 
 import java.security.Principal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
@@ -101,6 +102,25 @@ public final class KeyResolvers {
 			parts.add(single(part.trim(), apiKeyHeader, beans));
 		}
 		return (parts.size() == 1) ? parts.get(0) : composite(parts);
+	}
+
+	/** Returns the trimmed parts of a key specification: those joined with {@code +}, or the whole template. */
+	private static List<String> parts(String spec) {
+		String trimmed = spec.trim();
+		if (RequestExpressions.isTemplate(trimmed)) {
+			return List.of(trimmed);
+		}
+		return Arrays.stream(trimmed.split("\\+")).map(String::trim).toList();
+	}
+
+	/**
+	 * Returns whether a key specification has a part of a built-in type, e.g. {@code user} in {@code user+endpoint}.
+	 * @param spec the specification
+	 * @param type the built-in type, e.g. {@code user}
+	 * @return whether one of its parts is that type, ignoring case
+	 */
+	public static boolean hasPart(String spec, String type) {
+		return parts(spec).stream().anyMatch(type::equalsIgnoreCase);
 	}
 
 	private static KeyResolver single(String part, String apiKeyHeader, Function<String, KeyResolver> beans) {

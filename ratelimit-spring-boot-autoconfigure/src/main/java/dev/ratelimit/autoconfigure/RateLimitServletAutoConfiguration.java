@@ -28,7 +28,8 @@ import org.springframework.web.servlet.DispatcherServlet;
 
 /**
  * Applies the rules to every request of a servlet web application: the filter, the standard headers, the 429
- * problem+json rejection, and the translation of {@code RateLimitExceededException} into the same response.
+ * problem+json rejection, the translation of {@code RateLimitExceededException} into the same response, and a WARN
+ * when rules use the client IP while forwarded headers are believed from any address.
  * <p>
  * Without Spring Security's filter chain one filter applies every rule, in one call. With it, one filter before it
  * applies the rules of {@link RulePhase#BEFORE_AUTHENTICATION} (so that requests it rejects count) and one after it
@@ -63,6 +64,11 @@ public final class RateLimitServletAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitExceptionHandler rateLimitExceptionHandler(RateLimitRejectionHandler rejectionHandler) {
 		return new RateLimitExceptionHandler(rejectionHandler);
+	}
+
+	@Bean
+	ForwardedHeadersCheck rateLimitForwardedHeadersCheck(Environment environment, RateLimitProperties properties) {
+		return new ForwardedHeadersCheck(environment, properties);
 	}
 
 	private static FilterRegistrationBean<RateLimitFilter> registration(String name, int order,

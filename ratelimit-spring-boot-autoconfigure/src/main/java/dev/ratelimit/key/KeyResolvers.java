@@ -123,6 +123,17 @@ public final class KeyResolvers {
 		return parts(spec).stream().anyMatch(type::equalsIgnoreCase);
 	}
 
+	/**
+	 * Returns whether the subject of a key specification can be the client IP: with an {@code ip} part, or a part
+	 * that falls back to it ({@code user}, {@code api-key}, {@code header:}, a SpEL template) or may read it (a
+	 * {@code @bean}). Only keys made of {@code global} and {@code endpoint} never are.
+	 * @param spec the specification
+	 * @return whether a client that can choose its IP can choose its subject
+	 */
+	public static boolean mayUseClientIp(String spec) {
+		return !parts(spec).stream().allMatch((part) -> part.equalsIgnoreCase("global") || part.equalsIgnoreCase("endpoint"));
+	}
+
 	private static KeyResolver single(String part, String apiKeyHeader, Function<String, KeyResolver> beans) {
 		if (part.startsWith("@") && part.length() > 1) {
 			return beans.apply(part.substring(1));

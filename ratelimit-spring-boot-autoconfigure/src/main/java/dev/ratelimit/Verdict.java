@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -29,6 +30,20 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boo
 	/** Creates the verdict of a store's decisions. */
 	public Verdict(List<RateLimitCheck> checks, List<Decision> decisions) {
 		this(checks, decisions, false);
+	}
+
+	/**
+	 * Returns the verdict of this verdict's checks followed by another's, for a request decided in several calls
+	 * (before and after authentication, then {@code @RateLimited} methods).
+	 * @param later the verdict of the later call
+	 * @return the merged verdict: allowed when both are, the store unavailable when it was for either
+	 */
+	public Verdict merge(Verdict later) {
+		List<RateLimitCheck> mergedChecks = new ArrayList<>(this.checks);
+		mergedChecks.addAll(later.checks);
+		List<Decision> mergedDecisions = new ArrayList<>(this.decisions);
+		mergedDecisions.addAll(later.decisions);
+		return new Verdict(mergedChecks, mergedDecisions, this.storeUnavailable || later.storeUnavailable);
 	}
 
 	/** Returns whether the request is admitted: every enforced check allows it. */

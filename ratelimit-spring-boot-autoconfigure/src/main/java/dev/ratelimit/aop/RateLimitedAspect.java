@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimitHeadersWriter;
@@ -171,16 +170,7 @@ public class RateLimitedAspect {
 	}
 
 	private Verdict mergeWithRequest(HttpServletRequest request, Verdict verdict) {
-		Object previous = request.getAttribute(RateLimitFilter.VERDICT_ATTRIBUTE);
-		Verdict merged = verdict;
-		if (previous instanceof Verdict earlier) {
-			List<RateLimitCheck> checks = new ArrayList<>(earlier.checks());
-			checks.addAll(verdict.checks());
-			List<Decision> decisions = new ArrayList<>(earlier.decisions());
-			decisions.addAll(verdict.decisions());
-			merged = new Verdict(checks, decisions);
-		}
-		request.setAttribute(RateLimitFilter.VERDICT_ATTRIBUTE, merged);
+		Verdict merged = RateLimitFilter.recordVerdict(request, verdict);
 		HttpServletResponse response = currentResponse();
 		if (this.headersWriter != null && response != null && !response.isCommitted()) {
 			this.headersWriter.write(response, merged);

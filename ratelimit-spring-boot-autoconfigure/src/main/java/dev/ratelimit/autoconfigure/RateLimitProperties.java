@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.rule.RuleMode;
+import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.StoreFailureMode;
 import dev.ratelimit.web.HeaderStyle;
 import org.jspecify.annotations.Nullable;
@@ -221,9 +222,16 @@ public class RateLimitProperties {
 
 		/**
 		 * Order of the rate limit filter; the default runs right after Spring Security's filter chain so that 'user'
-		 * keys see the authenticated principal.
+		 * keys see the authenticated principal. With Spring Security, it applies the rules of the
+		 * after-authentication phase.
 		 */
 		private int order = -100 + 10;
+
+		/**
+		 * Order of the filter that applies the rules of the before-authentication phase when Spring Security's filter
+		 * chain is present; must be below spring.security.filter.order. Default: 10 below it.
+		 */
+		private @Nullable Integer beforeAuthenticationOrder;
 
 		public int getOrder() {
 			return this.order;
@@ -231,6 +239,14 @@ public class RateLimitProperties {
 
 		public void setOrder(int order) {
 			this.order = order;
+		}
+
+		public @Nullable Integer getBeforeAuthenticationOrder() {
+			return this.beforeAuthenticationOrder;
+		}
+
+		public void setBeforeAuthenticationOrder(@Nullable Integer beforeAuthenticationOrder) {
+			this.beforeAuthenticationOrder = beforeAuthenticationOrder;
 		}
 
 	}
@@ -465,6 +481,13 @@ public class RateLimitProperties {
 		 */
 		private StoreFailureMode onStoreFailure = StoreFailureMode.LOCAL;
 
+		/**
+		 * Where the filter applies the rule when Spring Security's filter chain is present: 'auto' applies rules whose
+		 * key or tier-key has a 'user' part after authentication and every other rule before it, so that rejected
+		 * logins count. A SpEL or bean key that reads the principal needs 'after-authentication'.
+		 */
+		private RulePhase phase = RulePhase.AUTO;
+
 		public Match getMatch() {
 			return this.match;
 		}
@@ -555,6 +578,14 @@ public class RateLimitProperties {
 
 		public void setOnStoreFailure(StoreFailureMode onStoreFailure) {
 			this.onStoreFailure = onStoreFailure;
+		}
+
+		public RulePhase getPhase() {
+			return this.phase;
+		}
+
+		public void setPhase(RulePhase phase) {
+			this.phase = phase;
 		}
 
 	}

@@ -27,6 +27,7 @@ import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
+import dev.ratelimit.rule.RulePhase;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -164,7 +165,17 @@ public final class RuleCompiler {
 		}
 		return new RateLimitRule(name, match(prefix + ".match", rule.getMatch()),
 				key(prefix + ".key", rule.getKey(), apiKeyHeader), policy, tiers, tierKey,
-				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure());
+				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule));
+	}
+
+	/** Resolves {@code auto}: after authentication when the key or tier key has a {@code user} part, else before. */
+	private static RulePhase phase(RateLimitProperties.Rule rule) {
+		if (rule.getPhase() != RulePhase.AUTO) {
+			return rule.getPhase();
+		}
+		boolean user = KeyResolvers.hasPart(rule.getKey(), "user")
+				|| (rule.getTierKey() != null && KeyResolvers.hasPart(rule.getTierKey(), "user"));
+		return user ? RulePhase.AFTER_AUTHENTICATION : RulePhase.BEFORE_AUTHENTICATION;
 	}
 
 	private static Algorithm algorithm(String prefix, String value) {

@@ -102,6 +102,27 @@ public final class KeyResolvers {
 		return (parts.size() == 1) ? parts.get(0) : composite(parts);
 	}
 
+	/**
+	 * Returns whether a key specification has a part of a built-in type, e.g. {@code user} in {@code user+endpoint}.
+	 * @param spec the specification
+	 * @param type the built-in type, e.g. {@code user}
+	 * @return whether one of its parts is that type, ignoring case
+	 */
+	public static boolean hasPart(String spec, String type) {
+		return KeySpecification.split(spec).stream().anyMatch(type::equalsIgnoreCase);
+	}
+
+	/**
+	 * Returns whether the subject of a key specification can be the client IP: with an {@code ip} part, or a part
+	 * that falls back to it ({@code user}, {@code api-key}, {@code header:}, a SpEL template) or may read it (a
+	 * {@code @bean}). Only keys made of {@code global} and {@code endpoint} never are.
+	 * @param spec the specification
+	 * @return whether a client that can choose its IP can choose its subject
+	 */
+	public static boolean mayUseClientIp(String spec) {
+		return !KeySpecification.split(spec).stream().allMatch((part) -> part.equalsIgnoreCase("global") || part.equalsIgnoreCase("endpoint"));
+	}
+
 	private static KeyResolver single(String part, String apiKeyHeader, RequestExpressions expressions,
 			Function<String, KeyResolver> beans) {
 		if (RequestExpressions.isTemplate(part)) {

@@ -21,13 +21,17 @@ import org.jspecify.annotations.Nullable;
  * @param cost the cost of a request
  * @param mode whether it blocks
  * @param onStoreFailure what to do while the store is unavailable
+ * @param phase where the filter applies it: before or after authentication, never {@link RulePhase#AUTO}
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-		StoreFailureMode onStoreFailure) {
+		StoreFailureMode onStoreFailure, RulePhase phase) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
+		if (phase == RulePhase.AUTO) {
+			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
+		}
 	}
 
 	/**

@@ -10,6 +10,7 @@ import dev.ratelimit.RateLimitCheck;
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.PathContainer;
 
@@ -91,6 +92,16 @@ public final class RateLimitRules {
 	 * @return the checks, empty when no rule applies
 	 */
 	public List<RateLimitCheck> checksFor(HttpServletRequest request) {
+		return checksFor(request, null);
+	}
+
+	/**
+	 * Returns the checks of every rule of a phase that matches the request, in rule order.
+	 * @param request the request
+	 * @param phase the phase whose rules apply, or {@code null} for every rule
+	 * @return the checks, empty when no rule applies
+	 */
+	public List<RateLimitCheck> checksFor(HttpServletRequest request, @Nullable RulePhase phase) {
 		RateLimitRule[] rules = this.snapshot.effective;
 		if (rules.length == 0) {
 			return List.of();
@@ -99,7 +110,7 @@ public final class RateLimitRules {
 			.parsePath(request.getRequestURI().substring(request.getContextPath().length()));
 		List<RateLimitCheck> checks = null;
 		for (RateLimitRule rule : rules) {
-			if (rule.match().matches(request, path)) {
+			if ((phase == null || rule.phase() == phase) && rule.match().matches(request, path)) {
 				RateLimitCheck check = rule.check(request, this.resolutionFailures);
 				if (check != null) {
 					if (checks == null) {

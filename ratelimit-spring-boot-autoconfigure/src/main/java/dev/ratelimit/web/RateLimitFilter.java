@@ -9,18 +9,21 @@ import dev.ratelimit.RateLimitRejectionHandler;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RulePhase;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Applies the configured rules to every request: match, resolve keys, one {@link RateLimiter} call for all matching
- * rules, write headers, then continue or reject.
+ * rules, write headers, then continue or reject. With Spring Security, two instances apply the rules of one
+ * {@link RulePhase} each, before and after authentication; the later one merges its verdict with the earlier one's.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -37,18 +40,62 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private final RateLimitRejectionHandler rejectionHandler;
 
+	private final @Nullable RulePhase phase;
+
+	/**
+	 * Creates a filter for every rule.
+	 * @param rules the rules
+	 * @param limiter the limiter
+	 * @param headersWriter writes the headers
+	 * @param rejectionHandler answers denied requests
+	 */
 	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
 			RateLimitRejectionHandler rejectionHandler) {
+		this(rules, limiter, headersWriter, rejectionHandler, null);
+	}
+
+	/**
+	 * Creates a filter for the rules of one phase.
+	 * @param rules the rules
+	 * @param limiter the limiter
+	 * @param headersWriter writes the headers
+	 * @param rejectionHandler answers denied requests
+	 * @param phase the phase whose rules it applies, or {@code null} for every rule
+	 */
+	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
+			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase) {
 		this.rules = rules;
 		this.limiter = limiter;
 		this.headersWriter = headersWriter;
 		this.rejectionHandler = rejectionHandler;
+		this.phase = phase;
+	}
+
+	/**
+	 * Records the verdict of a call in the request ({@link #VERDICT_ATTRIBUTE}), merged with the verdict already
+	 * recorded by an earlier call for the same request.
+	 * @param request the request
+	 * @param verdict the verdict of the latest call
+	 * @return the merged verdict, which the headers describe
+	 */
+	public static Verdict recordVerdict(HttpServletRequest request, Verdict verdict) {
+		Verdict merged = (request.getAttribute(VERDICT_ATTRIBUTE) instanceof Verdict earlier) ? earlier.merge(verdict)
+				: verdict;
+		request.setAttribute(VERDICT_ATTRIBUTE, merged);
+		return merged;
+	}
+
+	@Override
+	protected String getAlreadyFilteredAttributeName() {
+		// distinct per phase, whatever the filters' names: each instance runs once per request
+		return RateLimitFilter.class.getName() + "." + ((this.phase != null) ? this.phase.name() : "ALL")
+				+ ALREADY_FILTERED_SUFFIX;
 	}
 
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		List<RateLimitCheck> checks = this.rules.checksFor(request);
+		List<RateLimitCheck> checks = this.rules.checksFor(request, this.phase);
 		if (checks.isEmpty()) {
 			chain.doFilter(request, response);
 			return;
@@ -63,14 +110,14 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			chain.doFilter(request, response);
 			return;
 		}
-		request.setAttribute(VERDICT_ATTRIBUTE, verdict);
+		Verdict merged = recordVerdict(request, verdict);
 		logShadowDenials(request, verdict);
-		this.headersWriter.write(response, verdict);
+		this.headersWriter.write(response, merged);
 		if (verdict.allowed()) {
 			chain.doFilter(request, response);
 		}
 		else {
-			this.rejectionHandler.reject(request, response, verdict);
+			this.rejectionHandler.reject(request, response, merged);
 		}
 	}
 

@@ -11,10 +11,15 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A small application for HTTP tests; its rules are in {@code ratelimit-http-test.yml}.
+ * A small application for HTTP tests; its rules are in {@code ratelimit-http-test.yml}. Spring Security is on the
+ * test class path for {@link SecurityHttpTestApplication}; this application leaves it out.
  */
 @SpringBootConfiguration
-@EnableAutoConfiguration
+@EnableAutoConfiguration(excludeName = {
+		"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration" })
 @Import({ HttpTestApplication.Endpoints.class, HttpTestApplication.Reports.class })
 public class HttpTestApplication {
 

@@ -9,10 +9,14 @@ import org.springframework.stereotype.Component;
 /**
  * Maps the request's API key to its plan ({@code free}, {@code pro}, ...), from {@code sample.api-keys}. The
  * {@code search} rule uses it as {@code tier-key: "@apiKeyPlans"}: a request without a known key has no plan and gets
- * the rule's default limit.
+ * the rule's default limit. Its key, {@link #knownKeyOrClientIp}, keeps requests with invented keys in the client's
+ * anonymous budget.
  */
 @Component("apiKeyPlans")
 public class ApiKeyPlans implements KeyResolver {
+
+	/** Prefix of the client IP subjects of {@link #knownKeyOrClientIp}; no API key may start with it. */
+	public static final String CLIENT_IP_PREFIX = "ip:";
 
 	private final SampleProperties properties;
 
@@ -26,6 +30,17 @@ public class ApiKeyPlans implements KeyResolver {
 	@Override
 	public String resolve(HttpServletRequest request) {
 		return planOf(request.getHeader(this.header));
+	}
+
+	/**
+	 * Returns the subject of the {@code search} rule: the request's API key when it is a known one, else the client
+	 * IP as {@code ip:<address>}. Keyed by the header as sent, every invented key would get a quota of its own; this
+	 * way requests without a key and with any unknown key share one budget per client, and the prefix keeps an
+	 * address from ever naming a key's quota.
+	 */
+	public String knownKeyOrClientIp(HttpServletRequest request) {
+		String apiKey = request.getHeader(this.header);
+		return (planOf(apiKey) != null) ? apiKey : CLIENT_IP_PREFIX + request.getRemoteAddr();
 	}
 
 	/** Returns the plan of an API key, or {@code null} for a missing or unknown key. */

@@ -14,8 +14,9 @@ class HelloController {
 			ratelimit sample: rules in application.yml, state in Redis
 
 			  GET  /api/hello                        rule 'hello': 5 per 10 s per IP (gcra)
-			  GET  /api/search?q=...&pageSize=N      rule 'search': per X-API-Key, cost = pageSize; plans by key:
-			                                         none/unknown 20/min, demo-free-key 60/min, demo-pro-key 1000/min
+			  GET  /api/search?q=...&pageSize=N      rule 'search': per known X-API-Key, cost = pageSize; plans by key:
+			                                         demo-free-key 60/min, demo-pro-key 1000/min; no or an unknown
+			                                         key: 20/min per IP
 			  POST /login  username=..&password=..   rules 'login-ip' (10/min per IP) and 'login-user'
 			                                         (3/min per username), sliding window log; demo/demo logs in
 			  GET  /api/reports/{user}               @RateLimited on ReportService.generate: 3/min per user

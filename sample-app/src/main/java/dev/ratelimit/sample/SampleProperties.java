@@ -19,6 +19,12 @@ public record SampleProperties(Map<String, String> apiKeys, @DefaultValue("auto"
 
 	public SampleProperties {
 		apiKeys = (apiKeys != null) ? Map.copyOf(apiKeys) : Map.of();
+		for (String apiKey : apiKeys.keySet()) {
+			if (apiKey.startsWith(ApiKeyPlans.CLIENT_IP_PREFIX)) {
+				throw new IllegalArgumentException("API key '" + apiKey + "' in sample.api-keys starts with '"
+						+ ApiKeyPlans.CLIENT_IP_PREFIX + "', the prefix of client IPs in the search rule's subjects");
+			}
+		}
 	}
 
 }

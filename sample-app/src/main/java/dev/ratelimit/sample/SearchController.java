@@ -11,8 +11,8 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
 /**
- * {@code GET /api/search}: limited per API key by the {@code search} rule, whose limit depends on the key's plan and
- * whose cost is the page size.
+ * {@code GET /api/search}: limited per known API key (else per client IP) by the {@code search} rule, whose limit
+ * depends on the key's plan and whose cost is the page size.
  */
 @RestController
 class SearchController {

@@ -18,6 +18,7 @@ import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RuleOverrideRepository;
+import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.StoreFailureMode;
 import dev.ratelimit.test.MutableClock;
 import org.junit.jupiter.api.Test;
@@ -75,7 +76,8 @@ class RateLimitsEndpointTests {
 
 	private RateLimitsEndpoint endpoint(RateLimitPolicy policy, RateLimitStore inspected) {
 		RateLimitRule rule = new RateLimitRule(policy.name(), RequestMatch.all(), (request) -> request.getRemoteAddr(),
-				policy, Map.of(), null, CostResolver.fixed(1), RuleMode.ENFORCE, StoreFailureMode.LOCAL);
+				policy, Map.of(), null, CostResolver.fixed(1), RuleMode.ENFORCE, StoreFailureMode.LOCAL,
+				RulePhase.BEFORE_AUTHENTICATION);
 		return new RateLimitsEndpoint(new RateLimitRules(List.of(rule)), new StoreRateLimiter(this.store), inspected,
 				RuleOverrideRepository.inMemory(), null, "local");
 	}

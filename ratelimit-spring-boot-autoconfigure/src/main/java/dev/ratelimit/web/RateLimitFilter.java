@@ -95,18 +95,17 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		List<RateLimitCheck> checks = this.rules.checksFor(request, this.phase);
-		if (checks.isEmpty()) {
-			chain.doFilter(request, response);
-			return;
-		}
 		Verdict verdict;
 		try {
-			verdict = this.limiter.evaluate(checks);
+			verdict = decide(request);
 		}
 		catch (RuntimeException ex) {
-			// The limiter must never turn a request into a 500: admit it, and say so loudly.
+			// The limiter must never turn a request into a 500 (a failing store, resolver or listener): admit it, and
+			// say so loudly.
 			logger.error("Rate limiting failed; the request is admitted unchecked", ex);
+			verdict = null;
+		}
+		if (verdict == null) {
 			chain.doFilter(request, response);
 			return;
 		}
@@ -119,6 +118,12 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		else {
 			this.rejectionHandler.reject(request, response, merged);
 		}
+	}
+
+	/** Returns the verdict of the rules that apply to the request, or {@code null} when none does. */
+	private @Nullable Verdict decide(HttpServletRequest request) {
+		List<RateLimitCheck> checks = this.rules.checksFor(request, this.phase);
+		return checks.isEmpty() ? null : this.limiter.evaluate(checks);
 	}
 
 	static void logShadowDenials(HttpServletRequest request, Verdict verdict) {

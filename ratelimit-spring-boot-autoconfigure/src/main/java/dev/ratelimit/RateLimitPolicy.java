@@ -41,39 +41,57 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 		Objects.requireNonNull(name, "name");
 		Objects.requireNonNull(algorithm, "algorithm");
 		Objects.requireNonNull(period, "period");
-		if (!NAME.matcher(name).matches()) {
-			throw new IllegalArgumentException(
-					"Rule name '" + name + "' must be 1 to 32 characters of letters, digits, '.', '_' or '-'");
-		}
+		checkName(name);
 		if (limit < 1) {
-			throw new IllegalArgumentException("limit must be at least 1 but was " + limit);
+			throw new InvalidPolicyException(Field.LIMIT, "limit must be at least 1 but was " + limit);
+		}
+		if (period.isZero() || period.isNegative()) {
+			throw new InvalidPolicyException(Field.PERIOD, "period must be positive but was " + period);
 		}
 		if (period.compareTo(Duration.ofMillis(1)) < 0 || period.compareTo(MAX_PERIOD) > 0) {
-			throw new IllegalArgumentException("period must be between 1ms and 366d but was " + period);
+			throw new InvalidPolicyException(Field.PERIOD, "period must be between 1ms and 366d but was " + period);
 		}
 		long periodMicros = toMicros(period);
 		if (limit > periodMicros) {
-			throw new IllegalArgumentException("limit " + limit + " per " + period
+			throw new InvalidPolicyException(Field.LIMIT, "limit " + limit + " per " + period
 					+ " is more than one per microsecond; use a longer period");
 		}
 		if (burst < 0) {
-			throw new IllegalArgumentException("burst must be positive (or 0 for the default) but was " + burst);
+			throw new InvalidPolicyException(Field.BURST, "burst must be positive (or 0 for the default) but was " + burst);
 		}
 		if (burst > 0 && !algorithm.usesBurst()) {
-			throw new IllegalArgumentException("burst has no meaning for " + algorithm.configName()
+			throw new InvalidPolicyException(Field.BURST, "burst has no meaning for " + algorithm.configName()
 					+ "; remove it or use gcra, token-bucket or leaky-bucket");
 		}
 		if (spreadWindows && algorithm != Algorithm.FIXED_WINDOW) {
-			throw new IllegalArgumentException("spreadWindows applies to fixed-window only");
+			throw new InvalidPolicyException(Field.SPREAD_WINDOWS, "spread-windows applies to fixed-window only");
 		}
 		if (algorithm == Algorithm.SLIDING_WINDOW_LOG && limit > MAX_LOG_LIMIT) {
-			throw new IllegalArgumentException("sliding-window-log keeps one entry per unit, so its limit must be at most "
-					+ MAX_LOG_LIMIT + " but was " + limit + "; use sliding-window-counter or gcra for large limits");
+			throw new InvalidPolicyException(Field.LIMIT, "sliding-window-log keeps one entry per unit, so its limit must"
+					+ " be at most " + MAX_LOG_LIMIT + " but was " + limit
+					+ "; use sliding-window-counter or gcra for large limits");
 		}
 		long capacity = (burst > 0) ? burst : limit;
 		long interval = ceilDiv(periodMicros, limit);
 		if (capacity > MAX_CAPACITY_MICROS / interval) {
-			throw new IllegalArgumentException("burst " + capacity + " is too large for " + limit + " per " + period);
+			throw new InvalidPolicyException(Field.BURST, "burst " + capacity + " is too large for " + limit + " per "
+					+ period);
+		}
+	}
+
+	/** Returns whether a name is a valid rule name: 1 to 32 characters of {@code [A-Za-z0-9._-]}. */
+	public static boolean isValidName(String name) {
+		return NAME.matcher(name).matches();
+	}
+
+	/**
+	 * Checks a rule name.
+	 * @throws InvalidPolicyException naming {@link Field#NAME} when it is not valid
+	 */
+	public static void checkName(String name) {
+		if (!isValidName(name)) {
+			throw new InvalidPolicyException(Field.NAME,
+					"rule name '" + name + "' is not 1 to 32 characters of letters, digits, '.', '_' or '-'");
 		}
 	}
 
@@ -113,6 +131,54 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 
 	private static long ceilDiv(long a, long b) {
 		return -Math.floorDiv(-a, b);
+	}
+
+	/** The fields of a policy, as named by {@link InvalidPolicyException}. */
+	public enum Field {
+
+		/** The rule name. */
+		NAME("name"),
+
+		/** The limit. */
+		LIMIT("limit"),
+
+		/** The period. */
+		PERIOD("period"),
+
+		/** The burst (capacity). */
+		BURST("burst"),
+
+		/** Whether fixed windows are spread. */
+		SPREAD_WINDOWS("spread-windows");
+
+		private final String propertyName;
+
+		Field(String propertyName) {
+			this.propertyName = propertyName;
+		}
+
+		/** Returns the name of the rule property that sets this field, e.g. {@code spread-windows}. */
+		public String propertyName() {
+			return this.propertyName;
+		}
+
+	}
+
+	/** Thrown for an invalid policy: says which field is wrong, so callers never parse the message. */
+	public static class InvalidPolicyException extends IllegalArgumentException {
+
+		private final Field field;
+
+		public InvalidPolicyException(Field field, String message) {
+			super(message);
+			this.field = field;
+		}
+
+		/** Returns the field that is wrong. */
+		public Field field() {
+			return this.field;
+		}
+
 	}
 
 }

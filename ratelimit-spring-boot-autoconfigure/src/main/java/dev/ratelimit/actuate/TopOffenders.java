@@ -12,19 +12,19 @@ import java.util.function.LongSupplier;
 
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.Verdict;
-import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.key.Subjects;
 
 /**
  * The subjects denied most often, per rule, over a recent window: a space-saving sketch (Metwally et al.) of at most
  * {@code capacity} subjects per rule, in two halves of {@code window / 2} so that old offenders age out. Memory is
- * bounded whatever clients send: subjects are counted by their key-safe form ({@link RedisKeys#safeSubject}, so two
+ * bounded whatever clients send: subjects are counted by their key-safe form ({@link Subjects#safe}, so two
  * subjects are never merged) and shown in a readable form of bounded length (see {@link #readable}). Shown only by
  * the actuator endpoint, never as metric tags.
  */
 public class TopOffenders implements RateLimitListener {
 
 	/** Characters of a subject shown before it is cut. */
-	public static final int MAX_READABLE = RedisKeys.MAX_RAW_SUBJECT;
+	public static final int MAX_READABLE = Subjects.MAX_RAW_LENGTH;
 
 	/** Characters of the subject's hash shown after a subject that is not shown exactly. */
 	static final int HASH_SHOWN = 8;
@@ -90,7 +90,7 @@ public class TopOffenders implements RateLimitListener {
 	 * @return at most {@value #MAX_READABLE} + {@value #HASH_SHOWN} + 3 characters
 	 */
 	public static String readable(String subject) {
-		return readable(subject, RedisKeys.safeSubject(subject));
+		return readable(subject, Subjects.safe(subject));
 	}
 
 	private static String readable(String subject, String safe) {
@@ -153,7 +153,7 @@ public class TopOffenders implements RateLimitListener {
 
 		synchronized void add(String subject, long now) {
 			rotate(now);
-			String safe = RedisKeys.safeSubject(subject);
+			String safe = Subjects.safe(subject);
 			Counts counts = this.current.get(safe);
 			if (counts != null) {
 				counts.denials++;

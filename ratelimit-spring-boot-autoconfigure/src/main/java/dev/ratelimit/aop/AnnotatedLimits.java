@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.zip.CRC32;
 
@@ -105,8 +106,9 @@ record AnnotatedLimits(List<Limit> limits) {
 					annotation.burst(), false);
 			return new Limit(null, policy, key, cost, fixedCost, annotation.shadow());
 		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitRuleException(where, ex.getMessage(), "Fix the annotation's attributes");
+		catch (RateLimitPolicy.InvalidPolicyException ex) {
+			throw new InvalidRateLimitRuleException(where + " (" + ex.field().name().toLowerCase(Locale.ROOT) + ")",
+					ex.getMessage(), "Fix the annotation's " + ex.field().name().toLowerCase(Locale.ROOT) + " attribute");
 		}
 	}
 
@@ -126,7 +128,7 @@ record AnnotatedLimits(List<Limit> limits) {
 	/** Returns {@code Class.method} when it is a valid rule name, else a short stable name with a checksum. */
 	static String defaultName(Method method, Class<?> targetClass) {
 		String name = targetClass.getSimpleName() + "." + method.getName();
-		if (name.length() <= 32 && name.matches("[A-Za-z0-9._-]+")) {
+		if (RateLimitPolicy.isValidName(name)) {
 			return name;
 		}
 		CRC32 crc = new CRC32();

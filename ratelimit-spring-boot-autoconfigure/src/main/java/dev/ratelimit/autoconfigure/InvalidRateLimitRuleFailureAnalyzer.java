@@ -1,6 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
-import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.InvalidRateLimitConfigurationException;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -8,10 +8,10 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 /**
  * Explains an invalid rate limit configuration at start-up: which property, what is wrong, and how to fix it.
  */
-class InvalidRateLimitRuleFailureAnalyzer extends AbstractFailureAnalyzer<InvalidRateLimitRuleException> {
+class InvalidRateLimitRuleFailureAnalyzer extends AbstractFailureAnalyzer<InvalidRateLimitConfigurationException> {
 
 	@Override
-	protected FailureAnalysis analyze(Throwable rootFailure, InvalidRateLimitRuleException cause) {
+	protected FailureAnalysis analyze(Throwable rootFailure, InvalidRateLimitConfigurationException cause) {
 		return new FailureAnalysis("Invalid rate limit configuration '" + cause.getProperty() + "': "
 				+ cause.getProblem() + ".", "Fix '" + cause.getProperty() + "'. " + cause.getFix() + ".", cause);
 	}

@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import java.time.Clock;
 
+import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
@@ -9,7 +10,6 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.local.LocalRateLimitStore;
-import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RuleOverrideRepository;
@@ -108,13 +108,13 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	LocalRateLimitStore rateLimitStore(RateLimitProperties properties, ObjectProvider<Clock> clock) {
 		if (properties.getStore() == RateLimitProperties.Store.REDIS) {
-			throw new InvalidRateLimitRuleException("ratelimit.store",
+			throw new InvalidRateLimitConfigurationException("ratelimit.store",
 					"'redis' is selected but there is no Lettuce RedisConnectionFactory bean",
 					"Add spring-boot-starter-data-redis (with Lettuce) and configure spring.data.redis.*, or set"
 							+ " ratelimit.store to auto or local");
 		}
 		if (properties.getLocal().getMaximumEntries() < 1) {
-			throw new InvalidRateLimitRuleException("ratelimit.local.maximum-entries", "must be at least 1",
+			throw new InvalidRateLimitConfigurationException("ratelimit.local.maximum-entries", "must be at least 1",
 					"Set it to the number of subjects to keep in memory, e.g. 100000");
 		}
 		logger.info("Rate limits are kept in this instance's memory (ratelimit.store="

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.rule.Periods;
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +14,7 @@ import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
+import org.springframework.web.bind.annotation.RequestMethod;
 
 /**
  * Explains a {@code ratelimit.*} value that cannot be converted to its type, such as {@code period: 10x}: which
@@ -39,6 +41,12 @@ class RateLimitBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException
 	private static String expected(Class<?> type) {
 		if (type == Duration.class) {
 			return "a duration";
+		}
+		if (type == Algorithm.class) {
+			return "an algorithm";
+		}
+		if (type == RequestMethod.class) {
+			return "an HTTP method";
 		}
 		if (type.isEnum()) {
 			return "one of the accepted values";

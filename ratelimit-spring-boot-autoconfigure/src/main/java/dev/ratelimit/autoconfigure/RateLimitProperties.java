@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.StoreFailureMode;
@@ -13,6 +14,7 @@ import dev.ratelimit.web.HeaderStyle;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.web.bind.annotation.RequestMethod;
 
 /**
  * Configuration properties of the rate limiter. Converted once, at start-up, into immutable rules; runtime code never
@@ -432,7 +434,7 @@ public class RateLimitProperties {
 		/**
 		 * Algorithm: gcra, token-bucket, leaky-bucket, fixed-window, sliding-window-log or sliding-window-counter.
 		 */
-		private String algorithm = "gcra";
+		private Algorithm algorithm = Algorithm.GCRA;
 
 		/**
 		 * Requests (units of cost) admitted per period.
@@ -500,11 +502,11 @@ public class RateLimitProperties {
 			this.key = key;
 		}
 
-		public String getAlgorithm() {
+		public Algorithm getAlgorithm() {
 			return this.algorithm;
 		}
 
-		public void setAlgorithm(String algorithm) {
+		public void setAlgorithm(Algorithm algorithm) {
 			this.algorithm = algorithm;
 		}
 
@@ -612,7 +614,7 @@ public class RateLimitProperties {
 		/**
 		 * HTTP methods the rule applies to; empty means every method.
 		 */
-		private List<String> methods = new ArrayList<>();
+		private List<RequestMethod> methods = new ArrayList<>();
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -638,11 +640,11 @@ public class RateLimitProperties {
 			this.excludePaths = excludePaths;
 		}
 
-		public List<String> getMethods() {
+		public List<RequestMethod> getMethods() {
 			return this.methods;
 		}
 
-		public void setMethods(List<String> methods) {
+		public void setMethods(List<RequestMethod> methods) {
 			this.methods = methods;
 		}
 

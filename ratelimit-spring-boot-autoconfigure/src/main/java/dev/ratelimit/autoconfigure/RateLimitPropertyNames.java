@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.InvalidRateLimitConfigurationException;
 
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -45,7 +45,7 @@ final class RateLimitPropertyNames {
 	/**
 	 * Fails on the first {@code ratelimit.*} property that binds to nothing.
 	 * @param environment the environment
-	 * @throws InvalidRateLimitRuleException naming the property and the closest valid name
+	 * @throws InvalidRateLimitConfigurationException naming the property and the closest valid name
 	 */
 	static void checkKnown(Environment environment) {
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
@@ -81,9 +81,19 @@ final class RateLimitPropertyNames {
 			path.append('.').append(node.dashed.get(name.getElement(i, Form.UNIFORM)));
 			type = child;
 		}
+		if (Node.of(type).kind != Kind.LEAF && source.getConfigurationProperty(name) != null) {
+			// a value where a group of properties belongs, e.g. ratelimit.rules.login=5
+			throw new InvalidRateLimitConfigurationException(name.toString(), "it takes nested properties, not a value",
+					"Set the properties under it, e.g. '" + path + "." + firstChild(type) + "' (see docs/configuration.md)");
+		}
 	}
 
-	private static InvalidRateLimitRuleException unknown(ConfigurationPropertyName name, String element,
+	private static String firstChild(ResolvableType type) {
+		Node node = Node.of(type);
+		return (node.kind == Kind.MAP) ? "<name>" : node.dashed.values().iterator().next();
+	}
+
+	private static InvalidRateLimitConfigurationException unknown(ConfigurationPropertyName name, String element,
 			ConfigurationPropertySource source, String parent, List<String> candidates) {
 		String closest = candidates.stream().min(Comparator.comparingInt((candidate) -> distance(candidate, element)))
 			.filter((candidate) -> distance(candidate, element) <= Math.max(2, element.length() / 3))
@@ -93,7 +103,7 @@ final class RateLimitPropertyNames {
 						: "Use one of " + candidates + " under '" + parent + "'");
 		ConfigurationProperty property = source.getConfigurationProperty(name);
 		Origin origin = (property != null) ? property.getOrigin() : null;
-		return new InvalidRateLimitRuleException(name.toString(), "there is no such rate limit property"
+		return new InvalidRateLimitConfigurationException(name.toString(), "there is no such rate limit property"
 				+ ((origin != null) ? " (set in " + origin + ")" : ""), fix + " (see docs/configuration.md)");
 	}
 

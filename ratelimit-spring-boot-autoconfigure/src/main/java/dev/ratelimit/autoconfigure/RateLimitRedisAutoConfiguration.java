@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
@@ -14,7 +15,6 @@ import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.RedisRuleOverrideRepository;
 import dev.ratelimit.resilience.DenyCache;
 import dev.ratelimit.resilience.ResilientRateLimiter;
-import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleOverrideRepository;
@@ -99,7 +99,7 @@ public final class RateLimitRedisAutoConfiguration {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitRuleException("ratelimit.circuit-breaker", ex.getMessage(),
+			throw new InvalidRateLimitConfigurationException("ratelimit.circuit-breaker", ex.getMessage(),
 					"Use a failure rate threshold in (0, 100], positive sizes and a positive wait duration");
 		}
 		RateLimitProperties.DenyCache deny = properties.getDenyCache();
@@ -145,7 +145,7 @@ public final class RateLimitRedisAutoConfiguration {
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	RedisRateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties) {
 		if (properties.getRedis().getTimeout().isNegative() || properties.getRedis().getTimeout().isZero()) {
-			throw new InvalidRateLimitRuleException("ratelimit.redis.timeout", "must be positive",
+			throw new InvalidRateLimitConfigurationException("ratelimit.redis.timeout", "must be positive",
 					"Set it to how long a rate limit decision may wait for Redis, e.g. 100ms");
 		}
 		try {
@@ -156,7 +156,7 @@ public final class RateLimitRedisAutoConfiguration {
 			return store;
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitRuleException("ratelimit.key-prefix", ex.getMessage(),
+			throw new InvalidRateLimitConfigurationException("ratelimit.key-prefix", ex.getMessage(),
 					"Use a short prefix such as 'rl'");
 		}
 	}

@@ -2,7 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import java.util.Set;
 
-import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.rule.RateLimitRules;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -48,7 +48,7 @@ public class RateLimitRulesReloader {
 			logger.info("Reloaded rate limit rules: " + this.rules.all().stream().map((rule) -> rule.name()).toList());
 			return true;
 		}
-		catch (InvalidRateLimitRuleException ex) {
+		catch (InvalidRateLimitConfigurationException ex) {
 			logger.error("Refused a rate limit configuration change, the previous rules stay in effect: "
 					+ ex.getMessage());
 		}

@@ -2,10 +2,10 @@ package dev.ratelimit.autoconfigure;
 
 import java.time.Clock;
 
+import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimitHeadersWriter;
 import dev.ratelimit.RateLimitRejectionHandler;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
@@ -132,7 +132,7 @@ public final class RateLimitServletAutoConfiguration {
 				return securityOrder - 10;
 			}
 			if (configured >= securityOrder) {
-				throw new InvalidRateLimitRuleException("ratelimit.filter.before-authentication-order",
+				throw new InvalidRateLimitConfigurationException("ratelimit.filter.before-authentication-order",
 						"must be below Spring Security's filter order (spring.security.filter.order=" + securityOrder
 								+ ") but was " + configured,
 						"Remove it to run 10 before the security filter chain, or set it below " + securityOrder);

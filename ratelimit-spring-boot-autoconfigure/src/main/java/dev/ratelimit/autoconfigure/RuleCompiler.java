@@ -11,12 +11,14 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
-import java.util.regex.Pattern;
+import java.util.function.Supplier;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitPolicy.Field;
 import dev.ratelimit.key.KeyResolvers;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.redis.RedisKeys;
@@ -45,11 +47,6 @@ import org.springframework.web.util.pattern.PatternParseException;
 public final class RuleCompiler {
 
 	private static final Log logger = LogFactory.getLog(RuleCompiler.class);
-
-	private static final Pattern RULE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,32}");
-
-	private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
-			"TRACE");
 
 	private final RequestExpressions expressions;
 
@@ -100,7 +97,7 @@ public final class RuleCompiler {
 			new RedisKeys(properties.getKeyPrefix());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitRuleException("ratelimit.key-prefix", ex.getMessage(),
+			throw new InvalidRateLimitConfigurationException("ratelimit.key-prefix", ex.getMessage(),
 					"Use a short prefix such as 'rl'");
 		}
 		List<RateLimitRule> rules = new ArrayList<>();
@@ -117,43 +114,37 @@ public final class RuleCompiler {
 	/** Compiles one rule. */
 	public RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader) {
 		String prefix = "ratelimit.rules." + name;
-		if (!RULE_NAME.matcher(name).matches()) {
-			throw new InvalidRateLimitRuleException(prefix,
-					"rule name '" + name + "' is not 1 to 32 characters of letters, digits, '.', '_' or '-'",
-					"Rename the rule, e.g. 'api-per-ip'");
+		try {
+			RateLimitPolicy.checkName(name);
+		}
+		catch (RateLimitPolicy.InvalidPolicyException ex) {
+			throw invalid(prefix, ex);
 		}
 		if (name.equals("offenders")) {
 			throw new InvalidRateLimitRuleException(prefix, "'offenders' is reserved by the ratelimits endpoint",
 					"Rename the rule");
 		}
-		Algorithm algorithm = algorithm(prefix, rule.getAlgorithm());
+		Algorithm algorithm = rule.getAlgorithm();
 		Duration period = rule.getPeriod();
-		if (period == null || period.isZero() || period.isNegative()) {
-			throw new InvalidRateLimitRuleException(prefix + ".period",
-					(period == null) ? "the period is missing" : "the period must be positive but was " + period,
-					"Set it to a duration such as 1s, 1m, 15m or 1h");
+		if (period == null) {
+			throw new InvalidRateLimitRuleException(prefix + ".period", "the period is missing", fixOf(Field.PERIOD));
 		}
-		long limit = positive(prefix + ".limit", rule.getLimit(), "Set it to the number of requests allowed per period");
+		long limit = required(prefix + ".limit", rule.getLimit(), fixOf(Field.LIMIT));
 		Long burst = rule.getBurst();
-		if (burst != null) {
-			if (!algorithm.usesBurst()) {
-				throw new InvalidRateLimitRuleException(prefix + ".burst",
-						"burst has no meaning for " + algorithm.configName(),
-						"Remove it, or use gcra, token-bucket or leaky-bucket");
-			}
-			positive(prefix + ".burst", burst, "Set it to how many requests may arrive at once, or remove it");
+		if (burst != null && burst < 1) {
+			// the policy reads 0 as "the default"; written out, it is a mistake
+			throw new InvalidRateLimitRuleException(prefix + ".burst", "must be at least 1 but was " + burst,
+					fixOf(Field.BURST));
 		}
-		if (rule.isSpreadWindows() && algorithm != Algorithm.FIXED_WINDOW) {
-			throw new InvalidRateLimitRuleException(prefix + ".spread-windows", "it applies to fixed-window only",
-					"Remove it or use algorithm fixed-window");
-		}
-		RateLimitPolicy policy = policy(prefix, name, algorithm, limit, period, burst, rule.isSpreadWindows(),
-				prefix + ".limit");
+		RateLimitPolicy policy = policy(prefix, prefix + ".limit",
+				() -> new RateLimitPolicy(name, algorithm, limit, period, (burst != null) ? burst : 0,
+						rule.isSpreadWindows()));
 		Map<String, RateLimitPolicy> tiers = new LinkedHashMap<>();
 		rule.getTiers().forEach((tier, tierLimit) -> {
-			long value = positive(prefix + ".tiers." + tier, tierLimit, "Set it to the tier's limit per period");
-			tiers.put(tier, policy(prefix, name, algorithm, value, period, burst, rule.isSpreadWindows(),
-					prefix + ".tiers." + tier));
+			String property = prefix + ".tiers." + tier;
+			long value = required(property, tierLimit, "Set it to the tier's limit per period");
+			tiers.put(tier, policy(prefix, property, () -> new RateLimitPolicy(name, algorithm, value, period,
+					(burst != null) ? burst : 0, rule.isSpreadWindows())));
 		});
 		KeyResolver tierKey = null;
 		if (!tiers.isEmpty() || rule.getTierKey() != null) {
@@ -178,42 +169,43 @@ public final class RuleCompiler {
 		return user ? RulePhase.AFTER_AUTHENTICATION : RulePhase.BEFORE_AUTHENTICATION;
 	}
 
-	private static Algorithm algorithm(String prefix, String value) {
-		try {
-			return Algorithm.fromConfigName(value);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitRuleException(prefix + ".algorithm", ex.getMessage(),
-					"Set it to gcra (the default), token-bucket, leaky-bucket, fixed-window, sliding-window-log or"
-							+ " sliding-window-counter");
-		}
-	}
-
-	private static long positive(String property, @Nullable Long value, String fix) {
+	private static long required(String property, @Nullable Long value, String fix) {
 		if (value == null) {
 			throw new InvalidRateLimitRuleException(property, "the value is missing", fix);
-		}
-		if (value <= 0) {
-			throw new InvalidRateLimitRuleException(property, "must be at least 1 but was " + value, fix);
 		}
 		return value;
 	}
 
-	private static RateLimitPolicy policy(String prefix, String name, Algorithm algorithm, long limit, Duration period,
-			@Nullable Long burst, boolean spread, String limitProperty) {
-		if (period.compareTo(Duration.ofMillis(1)) < 0 || period.compareTo(RateLimitPolicy.MAX_PERIOD) > 0) {
-			throw new InvalidRateLimitRuleException(prefix + ".period", "must be between 1ms and 366d but was " + period,
-					"Use a period within that range");
-		}
+	/**
+	 * Builds a policy; a value it refuses is reported at the property of its field.
+	 * @param prefix the rule's properties
+	 * @param limitProperty the property the limit comes from (the rule's, or a tier's)
+	 * @param policy builds the policy
+	 */
+	private static RateLimitPolicy policy(String prefix, String limitProperty, Supplier<RateLimitPolicy> policy) {
 		try {
-			return new RateLimitPolicy(name, algorithm, limit, period, (burst != null) ? burst : 0, spread);
+			return policy.get();
 		}
-		catch (IllegalArgumentException ex) {
-			String property = (ex.getMessage() != null && ex.getMessage().startsWith("burst")) ? prefix + ".burst"
-					: limitProperty;
-			throw new InvalidRateLimitRuleException(property, ex.getMessage(),
-					"Choose a limit, period and burst within the documented bounds");
+		catch (RateLimitPolicy.InvalidPolicyException ex) {
+			throw (ex.field() == Field.LIMIT) ? new InvalidRateLimitRuleException(limitProperty, ex.getMessage(),
+					fixOf(Field.LIMIT)) : invalid(prefix, ex);
 		}
+	}
+
+	private static InvalidRateLimitRuleException invalid(String prefix, RateLimitPolicy.InvalidPolicyException ex) {
+		String property = (ex.field() == Field.NAME) ? prefix : prefix + "." + ex.field().propertyName();
+		return new InvalidRateLimitRuleException(property, ex.getMessage(), fixOf(ex.field()));
+	}
+
+	private static String fixOf(Field field) {
+		return switch (field) {
+			case NAME -> "Rename the rule, e.g. 'api-per-ip'";
+			case LIMIT -> "Set it to the number of requests allowed per period, within the documented bounds";
+			case PERIOD -> "Set it to a duration between 1ms and 366d, e.g. 10s, 1m, 15m or 1h";
+			case BURST -> "Set it to how many requests may arrive at once (gcra, token-bucket or leaky-bucket only),"
+					+ " or remove it";
+			case SPREAD_WINDOWS -> "Remove it or use algorithm fixed-window";
+		};
 	}
 
 	/**
@@ -263,15 +255,7 @@ public final class RuleCompiler {
 			excludes.add(parser.parse(this.actuatorBasePath + "/**"));
 		}
 		Set<String> methods = new LinkedHashSet<>();
-		for (int i = 0; i < match.getMethods().size(); i++) {
-			String method = match.getMethods().get(i).trim().toUpperCase(Locale.ROOT);
-			if (!METHODS.contains(method)) {
-				throw new InvalidRateLimitRuleException(prefix + ".methods[" + i + "]",
-						"'" + match.getMethods().get(i) + "' is not an HTTP method",
-						"Use GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS or TRACE");
-			}
-			methods.add(method);
-		}
+		match.getMethods().forEach((method) -> methods.add(method.name()));
 		return new RequestMatch(match.isEnabled(), paths, excludes, methods);
 	}
 

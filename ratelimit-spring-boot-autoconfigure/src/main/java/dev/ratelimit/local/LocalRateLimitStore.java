@@ -20,7 +20,7 @@ import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.algorithm.Algorithms;
 import dev.ratelimit.algorithm.LimitAlgorithm;
 import dev.ratelimit.algorithm.Outcome;
-import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.key.Subjects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -178,7 +178,7 @@ public class LocalRateLimitStore implements RateLimitStore {
 	}
 
 	private static String key(RateLimitPolicy policy, String subject) {
-		return policy.name() + ':' + RedisKeys.safeSubject(subject);
+		return policy.name() + ':' + Subjects.safe(subject);
 	}
 
 	/** The state of one subject under one policy, guarded by its own lock. */

@@ -2,11 +2,7 @@ package dev.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -14,22 +10,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
-import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreException;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -54,12 +44,11 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private final @Nullable LongSupplier explicitNowMicros;
 
-	private final RateLimitScript script = new RateLimitScript(RateLimitScript.GENERAL);
+	private final ScriptsInUse scripts = new ScriptsInUse();
 
-	private final RateLimitScript gcraScript = new RateLimitScript(RateLimitScript.GCRA);
+	private final SlotGroupedEvaluation slotGrouped = new SlotGroupedEvaluation(this.scripts);
 
-	/** The connection in use, kept across calls; replaced when Lettuce reports it closed. */
-	private volatile @Nullable HeldConnection held;
+	private final RedisConnectionHolder connection;
 
 	/**
 	 * Creates a store on Redis's clock.
@@ -84,6 +73,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		this.keys = new RedisKeys(keyPrefix);
 		this.commandTimeout = Objects.requireNonNull(commandTimeout, "commandTimeout");
 		this.explicitNowMicros = explicitNowMicros;
+		this.connection = new RedisConnectionHolder(this.connectionFactory);
 	}
 
 	@Override
@@ -127,91 +117,11 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			keyBytes[i] = this.keys.key(check.policy().name(), check.subject()).getBytes(StandardCharsets.UTF_8);
 		}
 		if (checks.size() == 1 || !this.connectionFactory.isClusterAware()) {
-			return scriptFor(checks, mode).run(commands, keyBytes, checks, now, mode)
+			return this.scripts.forChecks(checks, mode).run(commands, keyBytes, checks, now, mode)
 				.thenApply(RateLimitScript.Reply::decisions)
 				.toCompletableFuture();
 		}
-		return decideBySlot(commands, keyBytes, checks, now, mode);
-	}
-
-	/**
-	 * Runs one call per slot. When one denies, the slots that admitted report their state without the request: an
-	 * evaluation refunds them, a peek (which consumed nothing) inspects them again.
-	 */
-	private CompletableFuture<List<Decision>> decideBySlot(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			byte[][] keyBytes, List<RateLimitCheck> checks, @Nullable Long now, RateLimitScript.Mode mode) {
-		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
-		for (int i = 0; i < checks.size(); i++) {
-			slots.computeIfAbsent(SlotHash.getSlot(keyBytes[i]), (slot) -> new ArrayList<>()).add(i);
-		}
-		List<SlotGroup> groups = new ArrayList<>();
-		for (List<Integer> indexes : slots.values()) {
-			groups.add(new SlotGroup(indexes, keyBytes, checks));
-		}
-		List<CompletableFuture<RateLimitScript.Reply>> replies = new ArrayList<>();
-		for (SlotGroup group : groups) {
-			replies.add(scriptFor(group.checks, mode).run(commands, group.keys, group.checks, now, mode)
-				.toCompletableFuture());
-		}
-		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenCompose((ignored) -> {
-			boolean allowed = replies.stream().allMatch((reply) -> reply.join().allowed());
-			Decision[] decisions = new Decision[checks.size()];
-			List<CompletableFuture<?>> secondCalls = new ArrayList<>();
-			for (int g = 0; g < groups.size(); g++) {
-				SlotGroup group = groups.get(g);
-				RateLimitScript.Reply reply = replies.get(g).join();
-				group.place(reply.decisions(), decisions);
-				if (!allowed && reply.allowed()) {
-					CompletableFuture<List<Decision>> unconsumed = (mode == RateLimitScript.Mode.PEEK)
-							? inspect(commands, group, now) : refund(commands, group, reply, now);
-					secondCalls.add(unconsumed.thenAccept((peeked) -> group.placeAllowed(peeked, reply.decisions(),
-							decisions)));
-				}
-			}
-			return CompletableFuture.allOf(secondCalls.toArray(CompletableFuture[]::new))
-				.thenApply((done) -> Arrays.asList(decisions));
-		});
-	}
-
-	private CompletableFuture<List<Decision>> inspect(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			SlotGroup group, @Nullable Long now) {
-		List<RateLimitCheck> inspections = new ArrayList<>(group.checks.size());
-		for (RateLimitCheck check : group.checks) {
-			inspections.add(new RateLimitCheck(check.policy(), check.subject(), 0, check.shadow()));
-		}
-		return this.script.run(commands, group.keys, inspections, now, RateLimitScript.Mode.PEEK)
-			.thenApply(RateLimitScript.Reply::decisions)
-			.toCompletableFuture();
-	}
-
-	private CompletableFuture<List<Decision>> refund(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			SlotGroup group, RateLimitScript.Reply admitted, @Nullable Long now) {
-		List<RateLimitCheck> consumed = new ArrayList<>(group.checks.size());
-		for (int i = 0; i < group.checks.size(); i++) {
-			RateLimitCheck check = group.checks.get(i);
-			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
-			consumed.add(new RateLimitCheck(check.policy(), check.subject(), cost, check.shadow()));
-		}
-		return this.script.run(commands, group.keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()))
-			.thenApply(RateLimitScript.Reply::decisions)
-			.toCompletableFuture()
-			.exceptionally((ex) -> {
-				logger.warn("Could not refund a request denied in another cluster slot; its quota stays consumed", ex);
-				return admitted.decisions();
-			});
-	}
-
-	/** Returns the GCRA fast path when evaluating checks that are all GCRA, else the general script. */
-	private RateLimitScript scriptFor(List<RateLimitCheck> checks, RateLimitScript.Mode mode) {
-		if (mode != RateLimitScript.Mode.EVALUATE) {
-			return this.script;
-		}
-		for (RateLimitCheck check : checks) {
-			if (check.policy().algorithm() != Algorithm.GCRA) {
-				return this.script;
-			}
-		}
-		return this.gcraScript;
+		return this.slotGrouped.decide(commands, keyBytes, checks, now, mode);
 	}
 
 	/**
@@ -221,7 +131,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 */
 	public void loadScripts() {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
-		await(CompletableFuture.allOf(this.script.load(commands), this.gcraScript.load(commands)));
+		await(CompletableFuture.allOf(this.scripts.general().load(commands), this.scripts.gcra().load(commands)));
 	}
 
 	@Override
@@ -236,71 +146,13 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	}
 
 	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
-		HeldConnection current = this.held;
-		if (current != null && current.stateful.isOpen()) {
-			return current.commands;
-		}
-		return reconnect(current);
+		return this.connection.commands();
 	}
 
-	/**
-	 * Takes a connection from the factory: its shared native connection (the default), else a dedicated one that
-	 * this store keeps until it is closed. Asking the factory on every call costs a wrapper object and several
-	 * lookups per request; holding the connection costs nothing, because Lettuce reconnects it by itself and it is
-	 * only replaced when it was closed (the factory reset or stopped).
-	 */
-	private synchronized RedisClusterAsyncCommands<byte[], byte[]> reconnect(@Nullable HeldConnection stale) {
-		HeldConnection current = this.held;
-		if (current != null && current != stale && current.stateful.isOpen()) {
-			return current.commands;
-		}
-		LettuceConnection connection;
-		try {
-			connection = (LettuceConnection) this.connectionFactory.getConnection();
-		}
-		catch (RuntimeException ex) {
-			throw new RateLimitStoreException("Cannot connect to Redis: " + ex.getMessage(), ex);
-		}
-		RedisClusterAsyncCommands<byte[], byte[]> commands;
-		try {
-			commands = connection.getNativeConnection();
-		}
-		catch (RuntimeException ex) {
-			connection.close();
-			throw new RateLimitStoreException("Cannot connect to Redis: " + ex.getMessage(), ex);
-		}
-		StatefulConnection<?, ?> stateful = statefulConnection(commands);
-		if (stateful == null) {
-			// a kind of connection this store cannot watch: ask the factory again on every call
-			connection.close();
-			return commands;
-		}
-		this.held = new HeldConnection(connection, commands, stateful);
-		if (stale != null) {
-			stale.connection.close();
-		}
-		return commands;
-	}
-
-	private static @Nullable StatefulConnection<?, ?> statefulConnection(
-			RedisClusterAsyncCommands<byte[], byte[]> commands) {
-		if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
-			return standalone.getStatefulConnection();
-		}
-		if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
-			return cluster.getStatefulConnection();
-		}
-		return null;
-	}
-
-	/** Gives back the connection this store holds (closing a shared native connection's wrapper leaves it open). */
+	/** Gives back the connection this store holds. */
 	@Override
-	public synchronized void close() {
-		HeldConnection current = this.held;
-		this.held = null;
-		if (current != null) {
-			current.connection.close();
-		}
+	public void close() {
+		this.connection.close();
 	}
 
 	private <T> T await(CompletableFuture<T> future) {
@@ -318,46 +170,6 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			Thread.currentThread().interrupt();
 			throw new RateLimitStoreException("Interrupted while waiting for Redis", ex);
 		}
-	}
-
-	private record HeldConnection(LettuceConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
-			StatefulConnection<?, ?> stateful) {
-	}
-
-	/** The checks of one request that share a hash slot. */
-	private static final class SlotGroup {
-
-		private final List<Integer> indexes;
-
-		private final byte[][] keys;
-
-		private final List<RateLimitCheck> checks;
-
-		SlotGroup(List<Integer> indexes, byte[][] allKeys, List<RateLimitCheck> allChecks) {
-			this.indexes = indexes;
-			this.keys = new byte[indexes.size()][];
-			this.checks = new ArrayList<>(indexes.size());
-			for (int i = 0; i < indexes.size(); i++) {
-				this.keys[i] = allKeys[indexes.get(i)];
-				this.checks.add(allChecks.get(indexes.get(i)));
-			}
-		}
-
-		void place(List<Decision> groupDecisions, Decision[] all) {
-			for (int i = 0; i < this.indexes.size(); i++) {
-				all[this.indexes.get(i)] = groupDecisions.get(i);
-			}
-		}
-
-		/** Places the refunded (inspected) decisions of the checks that had admitted. */
-		void placeAllowed(List<Decision> peeked, List<Decision> original, Decision[] all) {
-			for (int i = 0; i < this.indexes.size(); i++) {
-				if (original.get(i).allowed()) {
-					all[this.indexes.get(i)] = peeked.get(i);
-				}
-			}
-		}
-
 	}
 
 }

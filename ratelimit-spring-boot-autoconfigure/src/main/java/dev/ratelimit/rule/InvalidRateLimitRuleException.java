@@ -1,15 +1,12 @@
 package dev.ratelimit.rule;
 
+import dev.ratelimit.InvalidRateLimitConfigurationException;
+
 /**
- * Thrown at start-up when the rate limit configuration is invalid. Names the property and how to fix it.
+ * Thrown at start-up (or on a configuration reload) when a rule, from {@code ratelimit.rules.*} or a
+ * {@code @RateLimited} annotation, is invalid. Names the property or attribute and how to fix it.
  */
-public class InvalidRateLimitRuleException extends RuntimeException {
-
-	private final String property;
-
-	private final String problem;
-
-	private final String fix;
+public class InvalidRateLimitRuleException extends InvalidRateLimitConfigurationException {
 
 	/**
 	 * @param property the property, e.g. {@code ratelimit.rules.login.limit}
@@ -17,22 +14,7 @@ public class InvalidRateLimitRuleException extends RuntimeException {
 	 * @param fix how to fix it
 	 */
 	public InvalidRateLimitRuleException(String property, String problem, String fix) {
-		super(property + ": " + problem + ". " + fix);
-		this.property = property;
-		this.problem = problem;
-		this.fix = fix;
-	}
-
-	public String getProperty() {
-		return this.property;
-	}
-
-	public String getProblem() {
-		return this.problem;
-	}
-
-	public String getFix() {
-		return this.fix;
+		super(property, problem, fix);
 	}
 
 }

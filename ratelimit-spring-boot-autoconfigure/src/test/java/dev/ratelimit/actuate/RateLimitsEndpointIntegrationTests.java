@@ -1,9 +1,6 @@
 package dev.ratelimit.actuate;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
@@ -13,6 +10,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.autoconfigure.RateLimitRulesReloader;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -46,8 +44,6 @@ import static org.awaitility.Awaitility.await;
 		properties = { "spring.config.name=ratelimit-http-test", "management.endpoints.web.exposure.include=*",
 				"management.endpoint.health.show-details=always" })
 class RateLimitsEndpointIntegrationTests {
-
-	private static final HttpClient client = HttpClient.newHttpClient();
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -298,15 +294,8 @@ class RateLimitsEndpointIntegrationTests {
 		return call("GET", path, null, headers);
 	}
 
-	private HttpResponse<String> call(String method, String path, String body, Map<String, String> headers)
-			throws IOException, InterruptedException {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-			.method(method, (body != null) ? HttpRequest.BodyPublishers.ofString(body) : HttpRequest.BodyPublishers.noBody());
-		if (body != null) {
-			request.header("Content-Type", "application/json");
-		}
-		headers.forEach(request::header);
-		return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	private HttpResponse<String> call(String method, String path, String body, Map<String, String> headers) {
+		return new TestHttp(this.port).call(method, path, body, headers);
 	}
 
 }

@@ -10,7 +10,7 @@ import dev.ratelimit.RateLimitListener.Source;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.actuate.TopOffenders.Offender;
-import dev.ratelimit.redis.RedisKeys;
+import dev.ratelimit.key.Subjects;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,7 +40,7 @@ class TopOffendersTests {
 		List<Offender> top = top();
 		assertThat(top).hasSize(2).extracting(Offender::denials).containsExactly(2L, 1L);
 		assertThat(top.get(0).subject()).isEqualTo(prefix.substring(0, 64) + "\u2026 ~"
-				+ RedisKeys.safeSubject(first).substring(1, 9));
+				+ Subjects.safe(first).substring(1, 9));
 		assertThat(top.get(1).subject()).startsWith(prefix.substring(0, 64) + "\u2026 ~")
 			.isNotEqualTo(top.get(0).subject())
 			.hasSize(64 + 3 + 8);
@@ -55,7 +55,7 @@ class TopOffendersTests {
 		assertThat(top).hasSize(2);
 		assertThat(top).extracting(Offender::subject)
 			.doesNotHaveDuplicates()
-			.contains("evil\uFFFDline\uFFFD\uFFFDright-to-left\uFFFD ~" + RedisKeys.safeSubject(subject).substring(1, 9))
+			.contains("evil\uFFFDline\uFFFD\uFFFDright-to-left\uFFFD ~" + Subjects.safe(subject).substring(1, 9))
 			.allSatisfy((shown) -> assertThat(shown.codePoints()).noneMatch(Character::isISOControl));
 	}
 

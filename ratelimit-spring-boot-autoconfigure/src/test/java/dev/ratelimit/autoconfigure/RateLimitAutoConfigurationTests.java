@@ -183,7 +183,7 @@ class RateLimitAutoConfigurationTests {
 
 	@ParameterizedTest(name = "{0}={1}")
 	@CsvSource(delimiter = '|', textBlock = """
-			ratelimit.rules.bad.algorithm           | leaky-window                  | ratelimit.rules.bad.algorithm       | Unknown algorithm
+			ratelimit.rules.bad.algorithm           | leaky-window                  | ratelimit.rules.bad.algorithm       | is not an algorithm
 			ratelimit.rules.bad.key                 | client                        | ratelimit.rules.bad.key             | unknown key type
 			ratelimit.rules.bad.key                 | ip+nobody                     | ratelimit.rules.bad.key             | unknown key type 'nobody'
 			ratelimit.rules.bad.limit               | 0                             | ratelimit.rules.bad.limit           | at least 1
@@ -192,6 +192,9 @@ class RateLimitAutoConfigurationTests {
 			ratelimit.rules.bad.period              | -1m                           | ratelimit.rules.bad.period          | must be positive
 			ratelimit.rules.bad.match.paths[0]      | /api/**/items                 | ratelimit.rules.bad.match.paths[0]  | not a valid path pattern
 			ratelimit.rules.bad.match.methods[0]    | FETCH                         | ratelimit.rules.bad.match.methods[0]| not an HTTP method
+			ratelimit.rules.bad.spread-windows      | true                          | ratelimit.rules.bad.spread-windows  | applies to fixed-window only
+			ratelimit.rules.bad.period              | 400d                          | ratelimit.rules.bad.period          | between 1ms and 366d
+			ratelimit.rules.bad                     | x                             | ratelimit.rules.bad                 | takes nested properties
 			ratelimit.rules.bad.key                 | #{request.getHeader('X'      | ratelimit.rules.bad.key             | not a valid SpEL template
 			ratelimit.rules.bad.key                 | ip+#{request.getHeader('X')  | ratelimit.rules.bad.key             | is never closed by '}'
 			ratelimit.rules.bad.cost                | #{request.getParameter(      | ratelimit.rules.bad.cost            | not a valid SpEL template
@@ -326,6 +329,10 @@ class RateLimitAutoConfigurationTests {
 	private static FailureAnalysis analyze(Throwable failure) {
 		assertThat(failure).as("start-up failure").isNotNull();
 		FailureAnalysis analysis = new InvalidRateLimitRuleFailureAnalyzer().analyze(failure);
+		if (analysis == null) {
+			// a value of the wrong type fails in Spring Boot's binder, before the rules are compiled
+			analysis = new RateLimitBindFailureAnalyzer().analyze(failure);
+		}
 		assertThat(analysis).as("analysis of " + failure).isNotNull();
 		return analysis;
 	}

@@ -3,8 +3,8 @@ package dev.ratelimit.autoconfigure;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.Verdict;
-import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.web.RateLimitFilter;
@@ -130,7 +130,7 @@ class RateLimitServletAutoConfigurationTests {
 		this.securedRunner.withPropertyValues("ratelimit.filter.before-authentication-order=-100")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
-				.isInstanceOf(InvalidRateLimitRuleException.class)
+				.isInstanceOf(InvalidRateLimitConfigurationException.class)
 				.hasMessageContaining("ratelimit.filter.before-authentication-order")
 				.hasMessageContaining("below Spring Security's filter order (spring.security.filter.order=-100)"));
 	}

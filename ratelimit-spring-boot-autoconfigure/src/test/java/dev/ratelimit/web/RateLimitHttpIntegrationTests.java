@@ -1,9 +1,5 @@
 package dev.ratelimit.web;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +7,7 @@ import java.util.UUID;
 
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -36,8 +33,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = HttpTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = "spring.config.name=ratelimit-http-test")
 class RateLimitHttpIntegrationTests {
-
-	private static final HttpClient client = HttpClient.newHttpClient();
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -212,14 +207,12 @@ class RateLimitHttpIntegrationTests {
 		assertThat(get("/reports/bob", Map.of()).statusCode()).as("another user").isEqualTo(200);
 	}
 
-	private HttpResponse<String> get(String path, Map<String, String> headers) throws IOException, InterruptedException {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path));
-		headers.forEach(request::header);
-		return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	private HttpResponse<String> get(String path, Map<String, String> headers) {
+		return new TestHttp(this.port).get(path, headers);
 	}
 
 	private static String header(HttpResponse<?> response, String name) {
-		return response.headers().firstValue(name).orElseThrow(() -> new AssertionError("no " + name + " header"));
+		return TestHttp.header(response, name);
 	}
 
 }

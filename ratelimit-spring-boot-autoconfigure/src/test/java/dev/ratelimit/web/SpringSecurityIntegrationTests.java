@@ -1,15 +1,14 @@
 package dev.ratelimit.web;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Map;
 import java.util.List;
 
+import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -33,8 +32,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = "spring.config.name=ratelimit-security-test")
 class SpringSecurityIntegrationTests {
-
-	private static final HttpClient client = HttpClient.newHttpClient();
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -92,10 +89,7 @@ class SpringSecurityIntegrationTests {
 			throws IOException, InterruptedException {
 		String credentials = Base64.getEncoder()
 			.encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-			.header("Authorization", "Basic " + credentials)
-			.build();
-		return client.send(request, HttpResponse.BodyHandlers.ofString());
+		return new TestHttp(this.port).get(path, Map.of("Authorization", "Basic " + credentials));
 	}
 
 }

@@ -1,11 +1,9 @@
 package dev.ratelimit.web;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 
+import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
 import org.junit.jupiter.api.Test;
@@ -26,7 +24,6 @@ class TwoInstancesIntegrationTests {
 	@Test
 	void twoApplicationContextsSharingRedisEnforceOneCombinedLimit(RedisEndpoint redis) throws Exception {
 		redis.flushAll();
-		HttpClient client = HttpClient.newHttpClient();
 		try (ConfigurableApplicationContext first = start(redis); ConfigurableApplicationContext second = start(redis)) {
 			List<Integer> ports = List.of(port(first), port(second));
 			assertThat(ports.get(0)).isNotEqualTo(ports.get(1));
@@ -34,9 +31,7 @@ class TwoInstancesIntegrationTests {
 			int denied = 0;
 			for (int i = 0; i < 12; i++) {
 				int port = ports.get(i % 2);
-				HttpResponse<String> response = client.send(
-						HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello")).build(),
-						HttpResponse.BodyHandlers.ofString());
+				HttpResponse<String> response = new TestHttp(port).get("/hello");
 				if (response.statusCode() == 200) {
 					admitted++;
 				}

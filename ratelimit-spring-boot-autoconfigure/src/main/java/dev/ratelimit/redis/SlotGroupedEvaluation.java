@@ -1,0 +1,137 @@
+package dev.ratelimit.redis;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Decides the checks of one request in a Redis Cluster, where only keys of one hash slot may share a script call:
+ * the checks are grouped by slot and the groups run concurrently. When one group denies, the groups that admitted
+ * are refunded (a second call that gives back exactly what they consumed) and report their state without the
+ * request; for a peek, which consumed nothing, they are inspected again.
+ */
+final class SlotGroupedEvaluation {
+
+	private static final Log logger = LogFactory.getLog(SlotGroupedEvaluation.class);
+
+	private final ScriptsInUse scripts;
+
+	SlotGroupedEvaluation(ScriptsInUse scripts) {
+		this.scripts = scripts;
+	}
+
+	/**
+	 * Runs one call per slot. When one denies, the slots that admitted report their state without the request: an
+	 * evaluation refunds them, a peek (which consumed nothing) inspects them again.
+	 */
+	CompletableFuture<List<Decision>> decide(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			byte[][] keyBytes, List<RateLimitCheck> checks, @Nullable Long now, RateLimitScript.Mode mode) {
+		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+		for (int i = 0; i < checks.size(); i++) {
+			slots.computeIfAbsent(SlotHash.getSlot(keyBytes[i]), (slot) -> new ArrayList<>()).add(i);
+		}
+		List<SlotGroup> groups = new ArrayList<>();
+		for (List<Integer> indexes : slots.values()) {
+			groups.add(new SlotGroup(indexes, keyBytes, checks));
+		}
+		List<CompletableFuture<RateLimitScript.Reply>> replies = new ArrayList<>();
+		for (SlotGroup group : groups) {
+			replies.add(this.scripts.forChecks(group.checks, mode).run(commands, group.keys, group.checks, now, mode)
+				.toCompletableFuture());
+		}
+		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenCompose((ignored) -> {
+			boolean allowed = replies.stream().allMatch((reply) -> reply.join().allowed());
+			Decision[] decisions = new Decision[checks.size()];
+			List<CompletableFuture<?>> secondCalls = new ArrayList<>();
+			for (int g = 0; g < groups.size(); g++) {
+				SlotGroup group = groups.get(g);
+				RateLimitScript.Reply reply = replies.get(g).join();
+				group.place(reply.decisions(), decisions);
+				if (!allowed && reply.allowed()) {
+					CompletableFuture<List<Decision>> unconsumed = (mode == RateLimitScript.Mode.PEEK)
+							? inspect(commands, group, now) : refund(commands, group, reply, now);
+					secondCalls.add(unconsumed.thenAccept((peeked) -> group.placeAllowed(peeked, reply.decisions(),
+							decisions)));
+				}
+			}
+			return CompletableFuture.allOf(secondCalls.toArray(CompletableFuture[]::new))
+				.thenApply((done) -> Arrays.asList(decisions));
+		});
+	}
+
+	private CompletableFuture<List<Decision>> inspect(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			SlotGroup group, @Nullable Long now) {
+		List<RateLimitCheck> inspections = new ArrayList<>(group.checks.size());
+		for (RateLimitCheck check : group.checks) {
+			inspections.add(new RateLimitCheck(check.policy(), check.subject(), 0, check.shadow()));
+		}
+		return this.scripts.general().run(commands, group.keys, inspections, now, RateLimitScript.Mode.PEEK)
+			.thenApply(RateLimitScript.Reply::decisions)
+			.toCompletableFuture();
+	}
+
+	private CompletableFuture<List<Decision>> refund(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			SlotGroup group, RateLimitScript.Reply admitted, @Nullable Long now) {
+		List<RateLimitCheck> consumed = new ArrayList<>(group.checks.size());
+		for (int i = 0; i < group.checks.size(); i++) {
+			RateLimitCheck check = group.checks.get(i);
+			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
+			consumed.add(new RateLimitCheck(check.policy(), check.subject(), cost, check.shadow()));
+		}
+		return this.scripts.general().run(commands, group.keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()))
+			.thenApply(RateLimitScript.Reply::decisions)
+			.toCompletableFuture()
+			.exceptionally((ex) -> {
+				logger.warn("Could not refund a request denied in another cluster slot; its quota stays consumed", ex);
+				return admitted.decisions();
+			});
+	}
+
+	/** The checks of one request that share a hash slot. */
+	private static final class SlotGroup {
+
+		private final List<Integer> indexes;
+
+		private final byte[][] keys;
+
+		private final List<RateLimitCheck> checks;
+
+		SlotGroup(List<Integer> indexes, byte[][] allKeys, List<RateLimitCheck> allChecks) {
+			this.indexes = indexes;
+			this.keys = new byte[indexes.size()][];
+			this.checks = new ArrayList<>(indexes.size());
+			for (int i = 0; i < indexes.size(); i++) {
+				this.keys[i] = allKeys[indexes.get(i)];
+				this.checks.add(allChecks.get(indexes.get(i)));
+			}
+		}
+
+		void place(List<Decision> groupDecisions, Decision[] all) {
+			for (int i = 0; i < this.indexes.size(); i++) {
+				all[this.indexes.get(i)] = groupDecisions.get(i);
+			}
+		}
+
+		/** Places the refunded (inspected) decisions of the checks that had admitted. */
+		void placeAllowed(List<Decision> peeked, List<Decision> original, Decision[] all) {
+			for (int i = 0; i < this.indexes.size(); i++) {
+				if (original.get(i).allowed()) {
+					all[this.indexes.get(i)] = peeked.get(i);
+				}
+			}
+		}
+
+	}
+
+}

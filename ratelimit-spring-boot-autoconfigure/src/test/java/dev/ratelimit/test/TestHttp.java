@@ -1,0 +1,71 @@
+package dev.ratelimit.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The HTTP client of the HTTP tests: requests to an application on {@code 127.0.0.1}, answered as strings.
+ */
+public final class TestHttp {
+
+	private static final HttpClient client = HttpClient.newHttpClient();
+
+	private final int port;
+
+	/**
+	 * @param port the application's port
+	 */
+	public TestHttp(int port) {
+		this.port = port;
+	}
+
+	/** Sends a GET. */
+	public HttpResponse<String> get(String path) {
+		return call("GET", path, null, Map.of());
+	}
+
+	/** Sends a GET with headers. */
+	public HttpResponse<String> get(String path, Map<String, String> headers) {
+		return call("GET", path, null, headers);
+	}
+
+	/**
+	 * Sends a request.
+	 * @param method the method
+	 * @param path the path and query
+	 * @param json a JSON body, or {@code null} for none
+	 * @param headers the headers
+	 * @return the response
+	 */
+	public HttpResponse<String> call(String method, String path, @Nullable String json, Map<String, String> headers) {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.method(method, (json != null) ? HttpRequest.BodyPublishers.ofString(json) : HttpRequest.BodyPublishers.noBody());
+		if (json != null) {
+			request.header("Content-Type", "application/json");
+		}
+		headers.forEach(request::header);
+		try {
+			return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Returns a response header, failing the test when there is none. */
+	public static String header(HttpResponse<?> response, String name) {
+		return response.headers().firstValue(name).orElseThrow(() -> new AssertionError("no " + name + " header"));
+	}
+
+}

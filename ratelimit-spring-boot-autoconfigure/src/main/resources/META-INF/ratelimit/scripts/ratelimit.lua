@@ -209,10 +209,18 @@ local function weighted(count, overlap, period)
   return floor(count * overlap / period)
 end
 
+-- The first elapsed time at which a previous window of count weighs at most room: the closed form, then moved to
+-- where weighted itself first fits (products beyond 2^53 round).
 local function firstFit(count, room, period)
   if count <= room then return 0 end
   local e = floor(period - (room + 1) * period / count) + 1
-  if e > period then return period end
+  if e > period then e = period end
+  while e > 0 and weighted(count, period - e + 1, period) <= room do
+    e = e - 1
+  end
+  while weighted(count, period - e, period) > room do
+    e = e + 1
+  end
   return e
 end
 

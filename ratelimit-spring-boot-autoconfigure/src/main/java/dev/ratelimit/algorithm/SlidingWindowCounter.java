@@ -16,6 +16,9 @@ import org.jspecify.annotations.Nullable;
  * the current count alone is too high</li>
  * <li>resetAfter = time until both counted windows have slid out</li>
  * </ul>
+ * A state from a later window (the clock stepped back out of it) stays the current window, seen from its start
+ * (the previous window at full weight), until the clock reaches it; one from an earlier window counts as empty
+ * unless it is the previous one, and one off this policy's grid of windows (its period changed) counts as empty.
  *
  * @param periodMicros the window length
  * @param limit units per window
@@ -35,15 +38,19 @@ public record SlidingWindowCounter(long periodMicros, long limit) implements Lim
 		long windowStart = Math.floorDiv(now, this.periodMicros) * this.periodMicros;
 		long previous = 0;
 		long current = 0;
-		if (state != null && state.windowStart() == windowStart) {
+		if (state != null && state.windowStart() >= windowStart
+				&& Math.floorMod(state.windowStart(), this.periodMicros) == 0) {
+			// the current window, or a later one that the clock stepped back out of
+			windowStart = state.windowStart();
 			previous = state.previous();
 			current = state.current();
 		}
 		else if (state != null && state.windowStart() == windowStart - this.periodMicros) {
 			previous = state.current();
 		}
+		// negative in a later window: retryAfter and resetAfter are measured from now, the weight from its start
 		long elapsed = now - windowStart;
-		long estimate = weighted(previous, this.periodMicros - elapsed) + current;
+		long estimate = weighted(previous, this.periodMicros - Math.max(0, elapsed)) + current;
 		if (cost > this.limit) {
 			return Outcome.never(this.limit - estimate, untilEmpty(windowStart, previous, current, now), state);
 		}

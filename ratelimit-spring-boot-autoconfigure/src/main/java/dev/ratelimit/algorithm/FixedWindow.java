@@ -6,7 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Fixed window: counts units per window of {@code period}; windows start at multiples of the period plus
- * {@code offset}. A state from another window counts as empty.
+ * {@code offset}. A state from an earlier window counts as empty. A state from a later window (the clock stepped
+ * back out of it) stays the current window until that window ends, so a step back never gives a window's units
+ * back; a state that is not on this policy's grid of windows (its period changed) counts as empty.
  * <ul>
  * <li>remaining = {@code limit - count}</li>
  * <li>resetAfter = retryAfter when denied = time until the window ends</li>
@@ -42,7 +44,13 @@ public record FixedWindow(long periodMicros, long limit, long offsetMicros) impl
 	public Outcome<State> apply(@Nullable State state, long now, long cost) {
 		long windowStart = Math.floorDiv(now - this.offsetMicros, this.periodMicros) * this.periodMicros
 				+ this.offsetMicros;
-		long count = (state != null && state.windowStart() == windowStart) ? state.count() : 0;
+		long count = 0;
+		if (state != null && state.windowStart() >= windowStart
+				&& Math.floorMod(state.windowStart() - this.offsetMicros, this.periodMicros) == 0) {
+			// the current window, or a later one that the clock stepped back out of: it counts until it ends
+			windowStart = state.windowStart();
+			count = state.count();
+		}
 		long untilEnd = windowStart + this.periodMicros - now;
 		if (cost > this.limit) {
 			return Outcome.never(this.limit - count, (count > 0) ? untilEnd : 0, state);

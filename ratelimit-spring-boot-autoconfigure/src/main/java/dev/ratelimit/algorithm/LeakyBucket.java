@@ -5,7 +5,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * Leaky bucket as a meter: each request pours {@code cost} units into a bucket of {@code capacity} that leaks one
  * unit every {@code interval}; a request that would overflow is denied. Leaking is discrete: whole units only, the
- * fraction of an interval already elapsed is kept in {@code last}. An empty bucket is the same as no state.
+ * part of an interval already elapsed is kept.
+ * <p>
+ * The state is one absolute time, {@code emptyAt}, at which the bucket is empty again (the integer that Redis
+ * stores), and the level is derived from it at each request: {@code level = ceil((emptyAt - now) / interval)}. An
+ * empty bucket is the same as no state. When the clock steps back, {@code emptyAt} is further away and the bucket
+ * looks fuller (above its capacity once {@code emptyAt} is more than {@code capacity} intervals away; then even an
+ * inspection is denied), exactly as GCRA's theoretical arrival time does: a step back never drains the bucket, and
+ * every wait reported is measured to {@code emptyAt}, so it is kept whatever the clock did before.
  * <p>
  * As a meter this is the mirror image of the {@link TokenBucket} (level = capacity - tokens) and admits the same
  * requests; it is kept as its own algorithm because users reason about it in its own terms.
@@ -15,41 +22,25 @@ import org.jspecify.annotations.Nullable;
  */
 public record LeakyBucket(long intervalMicros, long capacity) implements LimitAlgorithm<LeakyBucket.State> {
 
-	/**
-	 * @param level units in the bucket
-	 * @param last time at which the last whole unit leaked, in microseconds
-	 */
-	public record State(long level, long last) {
+	/** @param emptyAt time at which the bucket is empty again, in microseconds */
+	public record State(long emptyAt) {
 	}
 
 	@Override
 	public Outcome<State> apply(@Nullable State state, long now, long cost) {
-		long level = 0;
-		long last = now;
-		if (state != null) {
-			level = state.level();
-			last = state.last();
-			if (now > last) {
-				long leaked = (now - last) / this.intervalMicros;
-				level = Math.max(0, level - leaked);
-				last = (level == 0) ? now : last + leaked * this.intervalMicros;
-			}
-		}
-		long sinceLast = Math.max(0, now - last);
+		long emptyIn = (state != null) ? Math.max(0, state.emptyAt() - now) : 0;
+		long level = -Math.floorDiv(-emptyIn, this.intervalMicros);
+		// time since the last whole unit leaked, which the next unit's interval has already used
+		long since = level * this.intervalMicros - emptyIn;
 		if (cost > this.capacity) {
-			return Outcome.never(this.capacity - level, untilEmpty(level, sinceLast), state);
+			return Outcome.never(this.capacity - level, emptyIn, state);
 		}
 		if (level + cost > this.capacity) {
-			return Outcome.denied(this.capacity - level, untilEmpty(level, sinceLast),
-					(level + cost - this.capacity) * this.intervalMicros - sinceLast, state);
+			return Outcome.denied(this.capacity - level, emptyIn,
+					(level + cost - this.capacity) * this.intervalMicros - since, state);
 		}
-		long filled = level + cost;
-		long reset = untilEmpty(filled, sinceLast);
-		return Outcome.allowed(this.capacity - filled, reset, new State(filled, last), reset);
-	}
-
-	private long untilEmpty(long level, long sinceLast) {
-		return (level == 0) ? 0 : level * this.intervalMicros - sinceLast;
+		long reset = emptyIn + cost * this.intervalMicros;
+		return Outcome.allowed(this.capacity - level - cost, reset, new State(now + reset), reset);
 	}
 
 }

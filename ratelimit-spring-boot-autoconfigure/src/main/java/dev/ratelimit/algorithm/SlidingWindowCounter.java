@@ -8,12 +8,17 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>estimate = {@code floor(previous * (period - elapsed) / period) + current}, {@code elapsed} being the time
  * since the current window started; computed in IEEE-754 doubles, exactly as the Lua script computes it, so that
- * large products round the same way on both sides</li>
+ * large products round the same way on both sides. Rounded down, the weighted count plus the cost can exceed the
+ * limit by less than one unit: right after a window that used the whole limit, one more unit is admitted (rounding
+ * up instead would hold a client at the limit to {@code limit - 1} per window)</li>
  * <li>remaining = {@code limit - estimate}</li>
  * <li>retryAfter = the first microsecond at which {@code estimate + cost <= limit}, looking into the next window if
  * the current count alone is too high</li>
  * <li>resetAfter = time until both counted windows have slid out</li>
  * </ul>
+ * A state from a later window (the clock stepped back out of it) stays the current window, seen from its start
+ * (the previous window at full weight), until the clock reaches it; one from an earlier window counts as empty
+ * unless it is the previous one, and one off this policy's grid of windows (its period changed) counts as empty.
  *
  * @param periodMicros the window length
  * @param limit units per window
@@ -33,15 +38,19 @@ public record SlidingWindowCounter(long periodMicros, long limit) implements Lim
 		long windowStart = Math.floorDiv(now, this.periodMicros) * this.periodMicros;
 		long previous = 0;
 		long current = 0;
-		if (state != null && state.windowStart() == windowStart) {
+		if (state != null && state.windowStart() >= windowStart
+				&& Math.floorMod(state.windowStart(), this.periodMicros) == 0) {
+			// the current window, or a later one that the clock stepped back out of
+			windowStart = state.windowStart();
 			previous = state.previous();
 			current = state.current();
 		}
 		else if (state != null && state.windowStart() == windowStart - this.periodMicros) {
 			previous = state.current();
 		}
+		// negative in a later window: retryAfter and resetAfter are measured from now, the weight from its start
 		long elapsed = now - windowStart;
-		long estimate = weighted(previous, this.periodMicros - elapsed) + current;
+		long estimate = weighted(previous, this.periodMicros - Math.max(0, elapsed)) + current;
 		if (cost > this.limit) {
 			return Outcome.never(this.limit - estimate, untilEmpty(windowStart, previous, current, now), state);
 		}
@@ -67,14 +76,23 @@ public record SlidingWindowCounter(long periodMicros, long limit) implements Lim
 
 	/**
 	 * Returns the smallest elapsed time in a window at which a previous window of {@code count} weighs at most
-	 * {@code room}: the first {@code e} with {@code count * (period - e) / period < room + 1}.
+	 * {@code room}: the first {@code e} with {@code count * (period - e) / period < room + 1}, then moved to where
+	 * {@link #weighted} itself first fits (products beyond 2^53 round, and retryAfter must be exactly the first
+	 * microsecond at which the request fits).
 	 */
 	private long firstFit(long count, long room) {
 		if (count <= room) {
 			return 0;
 		}
 		double boundary = (double) this.periodMicros - (double) (room + 1) * (double) this.periodMicros / (double) count;
-		return Math.min(this.periodMicros, (long) Math.floor(boundary) + 1);
+		long elapsed = Math.min(this.periodMicros, (long) Math.floor(boundary) + 1);
+		while (elapsed > 0 && weighted(count, this.periodMicros - elapsed + 1) <= room) {
+			elapsed--;
+		}
+		while (weighted(count, this.periodMicros - elapsed) > room) {
+			elapsed++;
+		}
+		return elapsed;
 	}
 
 	private long untilEmpty(long windowStart, long previous, long current, long now) {

@@ -4,49 +4,45 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Token bucket: holds up to {@code capacity} tokens and gains one every {@code interval}; a request takes
- * {@code cost} tokens. Refill is discrete: whole tokens only, the fraction of an interval already elapsed is kept in
- * {@code last} (the time the last whole token was added). A full bucket is the same as no state.
+ * {@code cost} tokens. Refill is discrete: whole tokens only, the part of an interval already elapsed is kept.
+ * <p>
+ * The state is one absolute time, {@code fullAt}, at which the bucket is full again (the integer that Redis stores),
+ * and the tokens are derived from it at each request: {@code tokens = capacity - ceil((fullAt - now) / interval)}.
+ * A full bucket is the same as no state. When the clock steps back, {@code fullAt} is further away and the bucket
+ * looks emptier (below zero tokens once {@code fullAt} is more than {@code capacity} intervals away; then even an
+ * inspection is denied), exactly as GCRA's theoretical arrival time does: a step back never gives tokens back, and
+ * every wait reported is measured to {@code fullAt}, so it is kept whatever the clock did before.
+ * <ul>
+ * <li>remaining = tokens after the request (never negative)</li>
+ * <li>resetAfter = {@code fullAt - now}</li>
+ * <li>retryAfter = time until {@code cost} tokens are there,
+ * {@code fullAt + cost * interval - capacity * interval - now}</li>
+ * </ul>
  *
  * @param intervalMicros time to gain one token, {@code period / limit}
  * @param capacity the burst: the most tokens the bucket holds
  */
 public record TokenBucket(long intervalMicros, long capacity) implements LimitAlgorithm<TokenBucket.State> {
 
-	/**
-	 * @param tokens tokens in the bucket
-	 * @param last time at which the last whole token was added, in microseconds
-	 */
-	public record State(long tokens, long last) {
+	/** @param fullAt time at which the bucket is full again, in microseconds */
+	public record State(long fullAt) {
 	}
 
 	@Override
 	public Outcome<State> apply(@Nullable State state, long now, long cost) {
-		long tokens = this.capacity;
-		long last = now;
-		if (state != null) {
-			tokens = state.tokens();
-			last = state.last();
-			if (now > last) {
-				long added = (now - last) / this.intervalMicros;
-				tokens = Math.min(this.capacity, tokens + added);
-				last = (tokens == this.capacity) ? now : last + added * this.intervalMicros;
-			}
-		}
-		long sinceLast = Math.max(0, now - last);
+		long fullIn = (state != null) ? Math.max(0, state.fullAt() - now) : 0;
+		long missing = -Math.floorDiv(-fullIn, this.intervalMicros);
+		long tokens = this.capacity - missing;
+		// time since the last whole token came in, which the next token's interval has already used
+		long since = missing * this.intervalMicros - fullIn;
 		if (cost > this.capacity) {
-			return Outcome.never(tokens, untilFull(tokens, sinceLast), state);
+			return Outcome.never(tokens, fullIn, state);
 		}
 		if (tokens < cost) {
-			return Outcome.denied(tokens, untilFull(tokens, sinceLast),
-					(cost - tokens) * this.intervalMicros - sinceLast, state);
+			return Outcome.denied(tokens, fullIn, (cost - tokens) * this.intervalMicros - since, state);
 		}
-		long left = tokens - cost;
-		long reset = untilFull(left, sinceLast);
-		return Outcome.allowed(left, reset, new State(left, last), reset);
-	}
-
-	private long untilFull(long tokens, long sinceLast) {
-		return (tokens >= this.capacity) ? 0 : (this.capacity - tokens) * this.intervalMicros - sinceLast;
+		long reset = fullIn + cost * this.intervalMicros;
+		return Outcome.allowed(tokens - cost, reset, new State(now + reset), reset);
 	}
 
 }

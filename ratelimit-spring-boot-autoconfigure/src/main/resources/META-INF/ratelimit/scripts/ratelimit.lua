@@ -108,7 +108,7 @@ local function gcra(key, interval, capacity, cost)
   return allowed(floor((tolerance - ahead) / interval), ahead, now + ahead, ahead)
 end
 
--- The stored 'full at' time F encodes the reference state (tokens, last): F = last + (capacity - tokens) * interval.
+-- The state is the 'full at' time F, as in the reference: tokens = capacity - ceil((F - now) / interval).
 local function tokenBucket(key, interval, capacity, cost)
   local v = call('GET', key)
   local tokens, since = capacity, 0
@@ -134,7 +134,7 @@ local function tokenBucket(key, interval, capacity, cost)
   return allowed(tokens - cost, reset, now + reset, reset)
 end
 
--- The stored 'empty at' time E encodes the reference state (level, last): E = last + level * interval.
+-- The state is the 'empty at' time E, as in the reference: level = ceil((E - now) / interval).
 local function leakyBucket(key, interval, capacity, cost)
   local v = call('GET', key)
   local level, since = 0, 0
@@ -165,8 +165,9 @@ local function fixedWindow(key, period, limit, offset, cost)
   local v = call('GET', key)
   if v then
     local start, c = split2(v)
-    if start == windowStart then
-      count = c
+    -- the current window, or a later one that the clock stepped back out of: it counts until it ends
+    if start >= windowStart and (start - offset) % period == 0 then
+      windowStart, count = start, c
     end
   end
   local untilEnd = windowStart + period - now
@@ -209,10 +210,18 @@ local function weighted(count, overlap, period)
   return floor(count * overlap / period)
 end
 
+-- The first elapsed time at which a previous window of count weighs at most room: the closed form, then moved to
+-- where weighted itself first fits (products beyond 2^53 round).
 local function firstFit(count, room, period)
   if count <= room then return 0 end
   local e = floor(period - (room + 1) * period / count) + 1
-  if e > period then return period end
+  if e > period then e = period end
+  while e > 0 and weighted(count, period - e + 1, period) <= room do
+    e = e - 1
+  end
+  while weighted(count, period - e, period) > room do
+    e = e + 1
+  end
   return e
 end
 
@@ -222,14 +231,15 @@ local function slidingCounter(key, period, limit, cost)
   local v = call('GET', key)
   if v then
     local start, p, c = split3(v)
-    if start == windowStart then
-      previous, current = p, c
+    -- the current window, or a later one that the clock stepped back out of, seen from its start
+    if start >= windowStart and start % period == 0 then
+      windowStart, previous, current = start, p, c
     elseif start == windowStart - period then
       previous = c
     end
   end
   local elapsed = now - windowStart
-  local estimate = weighted(previous, period - elapsed, period) + current
+  local estimate = weighted(previous, period - max(0, elapsed), period) + current
   local function untilEmpty(c)
     if c > 0 then return windowStart + 2 * period - now end
     if previous > 0 then return windowStart + period - now end

@@ -2,7 +2,10 @@ package dev.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
@@ -12,6 +15,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.test.MutableClock;
+import dev.ratelimit.test.RandomCosts;
 import dev.ratelimit.test.redis.LettuceFactories;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -28,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Binds the Lua script to the Java reference: the same random sequences of (time, subject, cost) must give identical
  * decisions (allowed, remaining, retryAfter, resetAfter) from the reference maths (through the local store) and from
- * the script with an explicit {@code now}, for evaluations and for peeks, which must change no state.
+ * the script with an explicit {@code now}, for evaluations and for peeks, which must change no state. The time mostly
+ * moves forward and sometimes steps back.
  * <p>
  * Operations per algorithm: system property {@code ratelimit.differential.operations} (default 100,000); the seed:
  * {@code ratelimit.differential.seed} (default: random, printed on failure). Requests are pipelined in batches on one
@@ -66,7 +71,7 @@ class LuaDifferentialIntegrationTests {
 		}
 		run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed), (r) -> {
 			RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
-			return List.of(new RateLimitCheck(policy, "s" + r.nextInt(4), randomCost(r, policy), false));
+			return List.of(new RateLimitCheck(policy, "s" + r.nextInt(4), RandomCosts.of(r, policy), false));
 		});
 	}
 
@@ -103,7 +108,8 @@ class LuaDifferentialIntegrationTests {
 				if (!used.contains(index)) {
 					used.add(index);
 					RateLimitPolicy policy = policies.get(index);
-					request.add(new RateLimitCheck(policy, "s" + r.nextInt(3), randomCost(r, policy), r.nextInt(5) == 0));
+					request.add(new RateLimitCheck(policy, "s" + r.nextInt(3), RandomCosts.of(r, policy),
+							r.nextInt(5) == 0));
 				}
 			}
 			return request;
@@ -125,6 +131,7 @@ class LuaDifferentialIntegrationTests {
 		RedisRateLimitStore lua = new RedisRateLimitStore(factory, prefix, Duration.ofSeconds(30), clock::micros);
 		// pipelined calls that meet NOSCRIPT are retried with EVAL after later calls already ran: load first
 		lua.loadScripts();
+		Map<String, RateLimitCheck> written = new LinkedHashMap<>();
 		int done = 0;
 		List<RateLimitCheck> peekedRequest = null;
 		List<Decision> peeked = null;
@@ -135,13 +142,16 @@ class LuaDifferentialIntegrationTests {
 			List<CompletableFuture<List<Decision>>> actual = new ArrayList<>();
 			for (int i = 0; i < BATCH && done < OPERATIONS; i++, done++) {
 				boolean afterPeek = peekedRequest != null;
-				if (!afterPeek) {
-					clock.advanceMicros(randomStep(random));
+				long step = afterPeek ? 0 : randomStep(random);
+				if (step < 0) {
+					forgetStaleStates(written, reference, unpeeked, lua);
 				}
+				clock.advanceMicros(step);
 				List<RateLimitCheck> request = afterPeek ? peekedRequest : requests.next(random);
 				boolean peek = !afterPeek && random.nextInt(100) < PEEKS;
 				batch.add(request);
 				operations.add("seed " + seed + ", operation " + done + " at " + clock.micros() + " µs"
+						+ ((step < 0) ? " (stepped back " + -step + " µs)" : "")
 						+ (peek ? ", peek" : afterPeek ? ", right after its peek" : ""));
 				List<Decision> decisions;
 				if (peek) {
@@ -154,6 +164,9 @@ class LuaDifferentialIntegrationTests {
 				else {
 					decisions = reference.evaluate(request);
 					actual.add(lua.evaluateAsync(request));
+					for (RateLimitCheck check : request) {
+						written.put(check.policy().name() + ':' + check.subject(), check);
+					}
 					assertThat(unpeeked.evaluate(request)).as("%s, never peeked: %s", operations.get(i), request)
 						.isEqualTo(decisions);
 					if (afterPeek) {
@@ -169,38 +182,58 @@ class LuaDifferentialIntegrationTests {
 		}
 	}
 
+	/**
+	 * Forgets, in every store, each state that its algorithm already treats as none (its cost-0 {@code resetAfter} is
+	 * zero). Such a state may vanish at any moment: Redis expires it, the local store's cache drops it. Going
+	 * forwards that changes no decision, but once the clock steps back the state would count again if it is still
+	 * there: Redis keeps it here (explicit times give keys an hour), the reference may have dropped it. So before each
+	 * step back the test forgets stale states in all stores alike, and the stores compare algorithms, not expiry.
+	 */
+	private static void forgetStaleStates(Map<String, RateLimitCheck> written, LocalRateLimitStore reference,
+			LocalRateLimitStore unpeeked, RedisRateLimitStore lua) {
+		for (Iterator<RateLimitCheck> each = written.values().iterator(); each.hasNext();) {
+			RateLimitCheck check = each.next();
+			Decision inspected = reference.peek(List.of(new RateLimitCheck(check.policy(), check.subject(), 0, false)))
+				.get(0);
+			if (inspected.resetAfter().isZero()) {
+				reference.reset(check.policy(), check.subject());
+				unpeeked.reset(check.policy(), check.subject());
+				lua.reset(check.policy(), check.subject());
+				each.remove();
+			}
+		}
+	}
+
 	private static long seed() {
 		String configured = System.getProperty("ratelimit.differential.seed");
 		return (configured != null) ? Long.parseLong(configured) : new SplittableRandom().nextLong();
 	}
 
-	/** Mostly short steps, sometimes none (a burst in one microsecond), sometimes an idle gap of minutes to days. */
+	/**
+	 * Mostly short steps, sometimes none (a burst in one microsecond), sometimes an idle gap of minutes to days, and
+	 * sometimes the clock stepping back: by up to 200 ms, up to 20 s (an NTP step), rarely up to two hours.
+	 */
 	private static long randomStep(SplittableRandom random) {
-		int kind = random.nextInt(100);
-		if (kind < 20) {
+		int kind = random.nextInt(1000);
+		if (kind < 200) {
 			return 0;
 		}
-		if (kind < 85) {
+		if (kind < 830) {
 			return random.nextLong(1, 200_000);
 		}
-		if (kind < 98) {
+		if (kind < 842) {
+			return -random.nextLong(1, 200_000);
+		}
+		if (kind < 970) {
 			return random.nextLong(200_000, 20_000_000);
 		}
+		if (kind < 976) {
+			return -random.nextLong(200_000, 20_000_000);
+		}
+		if (kind < 978) {
+			return -random.nextLong(20_000_000, 7_200_000_000L);
+		}
 		return random.nextLong(20_000_000, 200_000_000_000L);
-	}
-
-	private static long randomCost(SplittableRandom random, RateLimitPolicy policy) {
-		int kind = random.nextInt(100);
-		if (kind < 70) {
-			return 1;
-		}
-		if (kind < 75) {
-			return 0;
-		}
-		if (kind < 97) {
-			return random.nextLong(1, policy.capacity() + 1);
-		}
-		return policy.capacity() + random.nextLong(1, 5);
 	}
 
 	private static RateLimitPolicy randomPolicy(SplittableRandom random, Algorithm algorithm, String name) {

@@ -1,13 +1,14 @@
 package dev.ratelimit;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Resolves whose quota a request uses (its subject), e.g. the client IP or the API key. Declare one as a bean and
  * refer to it from a rule as {@code key: "@beanName"}; also used for tiers ({@code tier-key: "@beanName"}).
  * <p>
- * Any string is a valid subject: long or unusual ones are hashed before they reach a store key.
+ * Any string is a valid subject: long or unusual ones are hashed before they reach a store key. A lambda reads the
+ * request with the Servlet API's method names, e.g. {@code (request) -> request.getHeader("X-Tenant")}, on every web
+ * stack.
  */
 @FunctionalInterface
 public interface KeyResolver {
@@ -17,6 +18,6 @@ public interface KeyResolver {
 	 * @param request the request
 	 * @return the subject, or {@code null} when the rule does not apply to this request
 	 */
-	@Nullable String resolve(HttpServletRequest request);
+	@Nullable String resolve(RateLimitRequest request);
 
 }

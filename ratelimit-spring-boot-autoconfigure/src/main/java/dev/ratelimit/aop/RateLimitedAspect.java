@@ -8,9 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.RateLimitHeadersWriter;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitRequest;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
@@ -19,9 +19,6 @@ import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMode;
-import dev.ratelimit.web.RateLimitFilter;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
@@ -37,14 +34,11 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.Order;
 import org.springframework.util.ClassUtils;
-import org.springframework.web.context.request.RequestAttributes;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * Applies {@link RateLimited} annotations: all annotations of a call in one {@link RateLimiter} call; a denial
- * throws {@link RateLimitExceededException}; inside a web request the verdict is merged with the filter's and the
- * headers are written.
+ * throws {@link RateLimitExceededException}; inside a web request (as its {@link CurrentRequest} finds it) the
+ * verdict is merged with the filter's and the headers are written.
  */
 @Aspect
 @Order(0)
@@ -58,7 +52,7 @@ public class RateLimitedAspect {
 
 	private final BeanFactoryResolver beanResolver;
 
-	private final @Nullable RateLimitHeadersWriter headersWriter;
+	private final CurrentRequest currentRequest;
 
 	private final Map<MethodClassKey, AnnotatedLimits> compiled = new ConcurrentHashMap<>();
 
@@ -66,14 +60,14 @@ public class RateLimitedAspect {
 	 * @param limiter the limiter
 	 * @param rules the configured rules, for annotations that name one
 	 * @param beanFactory resolves {@code @beanName} in expressions
-	 * @param headersWriter writes headers inside web requests, or {@code null} outside Spring MVC
+	 * @param currentRequest finds the web request of a call and records the call's verdict in it
 	 */
 	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
-			@Nullable RateLimitHeadersWriter headersWriter) {
+			CurrentRequest currentRequest) {
 		this.limiter = limiter;
 		this.rules = rules;
 		this.beanResolver = new BeanFactoryResolver(beanFactory);
-		this.headersWriter = headersWriter;
+		this.currentRequest = currentRequest;
 	}
 
 	@Around("@within(dev.ratelimit.RateLimited) || @annotation(dev.ratelimit.RateLimited)"
@@ -83,7 +77,7 @@ public class RateLimitedAspect {
 		Object target = call.getTarget();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
 		AnnotatedLimits limits = limitsOf(method, targetClass);
-		HttpServletRequest request = currentRequest();
+		RateLimitRequest request = this.currentRequest.get();
 		Object[] arguments = call.getArgs();
 		List<RateLimitCheck> checks = new ArrayList<>(limits.limits().size());
 		MethodBasedEvaluationContext context = null;
@@ -97,7 +91,7 @@ public class RateLimitedAspect {
 		}
 		Verdict verdict = this.limiter.evaluate(checks);
 		if (request != null) {
-			verdict = mergeWithRequest(request, verdict);
+			this.currentRequest.record(request, verdict);
 		}
 		if (!verdict.allowed()) {
 			throw new RateLimitExceededException(verdict);
@@ -119,7 +113,7 @@ public class RateLimitedAspect {
 				(key) -> AnnotatedLimits.compile(specific(method, targetClass), targetClass, this.rules));
 	}
 
-	private RateLimitCheck check(AnnotatedLimits.Limit limit, @Nullable HttpServletRequest request,
+	private RateLimitCheck check(AnnotatedLimits.Limit limit, @Nullable RateLimitRequest request,
 			@Nullable MethodBasedEvaluationContext context) {
 		RateLimitRule rule = (limit.rule() != null) ? this.rules.get(limit.rule()).orElse(null) : null;
 		RateLimitPolicy policy = (rule != null && request != null)
@@ -146,7 +140,7 @@ public class RateLimitedAspect {
 	}
 
 	private static String subject(AnnotatedLimits.Limit limit, @Nullable RateLimitRule rule,
-			@Nullable HttpServletRequest request, @Nullable MethodBasedEvaluationContext context) {
+			@Nullable RateLimitRequest request, @Nullable MethodBasedEvaluationContext context) {
 		if (limit.key() != null) {
 			Object value = limit.key().getValue(context);
 			return (value != null) ? value.toString() : "";
@@ -159,7 +153,7 @@ public class RateLimitedAspect {
 	}
 
 	private static long cost(AnnotatedLimits.Limit limit, @Nullable RateLimitRule rule,
-			@Nullable HttpServletRequest request, @Nullable MethodBasedEvaluationContext context) {
+			@Nullable RateLimitRequest request, @Nullable MethodBasedEvaluationContext context) {
 		if (limit.fixedCost() > 0) {
 			return limit.fixedCost();
 		}
@@ -169,27 +163,8 @@ public class RateLimitedAspect {
 		return (rule != null && request != null) ? rule.cost().resolve(request) : 1;
 	}
 
-	private Verdict mergeWithRequest(HttpServletRequest request, Verdict verdict) {
-		Verdict merged = RateLimitFilter.recordVerdict(request, verdict);
-		HttpServletResponse response = currentResponse();
-		if (this.headersWriter != null && response != null && !response.isCommitted()) {
-			this.headersWriter.write(response, merged);
-		}
-		return verdict;
-	}
-
 	private static Method specific(Method method, Class<?> targetClass) {
 		return ClassUtils.getMostSpecificMethod(method, targetClass);
-	}
-
-	private static @Nullable HttpServletRequest currentRequest() {
-		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-		return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getRequest() : null;
-	}
-
-	private static @Nullable HttpServletResponse currentResponse() {
-		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-		return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getResponse() : null;
 	}
 
 }

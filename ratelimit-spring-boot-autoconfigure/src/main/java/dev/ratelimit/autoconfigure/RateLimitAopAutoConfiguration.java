@@ -1,10 +1,13 @@
 package dev.ratelimit.autoconfigure;
 
-import dev.ratelimit.RateLimitHeadersWriter;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.aop.CurrentRequest;
 import dev.ratelimit.aop.RateLimitedAspect;
 import dev.ratelimit.aop.RateLimitedMethodsValidator;
+import dev.ratelimit.aop.ServletCurrentRequest;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.web.RateLimitHeadersWriter;
+import jakarta.servlet.http.HttpServletRequest;
 import org.aspectj.lang.annotation.Aspect;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -15,9 +18,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
- * Applies {@code @RateLimited} to Spring beans, and validates every annotation at start-up.
+ * Applies {@code @RateLimited} to Spring beans, and validates every annotation at start-up. With the Servlet API, a
+ * call inside a servlet request uses its named rule's request key and adds its verdict to the request's; without it,
+ * every call is outside a request.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitServletAutoConfiguration.class,
 		AopAutoConfiguration.class })
@@ -28,14 +35,27 @@ public final class RateLimitAopAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitedAspect rateLimitedAspect(RateLimiter limiter, RateLimitRules rules,
-			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitHeadersWriter> headersWriter) {
-		return new RateLimitedAspect(limiter, rules, beanFactory, headersWriter.getIfAvailable());
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<CurrentRequest> currentRequest) {
+		return new RateLimitedAspect(limiter, rules, beanFactory, currentRequest.getIfAvailable(CurrentRequest::none));
 	}
 
 	@Bean
 	static RateLimitedMethodsValidator rateLimitedMethodsValidator(ObjectProvider<RateLimitedAspect> aspect,
 			ConfigurableListableBeanFactory beanFactory) {
 		return new RateLimitedMethodsValidator(aspect, beanFactory);
+	}
+
+	/** The servlet request of the current thread, and the headers of its response when Spring MVC writes them. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ HttpServletRequest.class, ServletRequestAttributes.class })
+	static class ServletCurrentRequestConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		CurrentRequest rateLimitCurrentRequest(ObjectProvider<RateLimitHeadersWriter> headersWriter) {
+			return new ServletCurrentRequest(headersWriter.getIfAvailable());
+		}
+
 	}
 
 }

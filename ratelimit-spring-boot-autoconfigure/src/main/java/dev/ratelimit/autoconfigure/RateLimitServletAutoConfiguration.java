@@ -3,14 +3,14 @@ package dev.ratelimit.autoconfigure;
 import java.time.Clock;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
-import dev.ratelimit.RateLimitHeadersWriter;
-import dev.ratelimit.RateLimitRejectionHandler;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitExceptionHandler;
 import dev.ratelimit.web.RateLimitFilter;
+import dev.ratelimit.web.RateLimitHeadersWriter;
+import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.StandardRateLimitHeadersWriter;
 import org.jspecify.annotations.Nullable;
 

@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.function.Function;
 
 import dev.ratelimit.KeyResolver;
-import jakarta.servlet.http.HttpServletRequest;
+import dev.ratelimit.RateLimitRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.Expression;
@@ -16,7 +16,7 @@ import org.springframework.util.StringUtils;
 /**
  * The built-in key resolvers and the parser of key specifications such as {@code user+endpoint}.
  * <ul>
- * <li>{@code ip}: {@link HttpServletRequest#getRemoteAddr()}. Proxies are trusted only as the application configures
+ * <li>{@code ip}: {@link RateLimitRequest#getRemoteAddr()}. Proxies are trusted only as the application configures
  * them ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never read here.</li>
  * <li>{@code user}: the authenticated principal's name; anonymous requests fall back to {@code ip}.</li>
  * <li>{@code api-key}: the API key header ({@code ratelimit.api-key-header}); without one, {@code ip}.</li>
@@ -41,7 +41,7 @@ public final class KeyResolvers {
 
 	/** Resolves the client IP. */
 	public static KeyResolver ip() {
-		return HttpServletRequest::getRemoteAddr;
+		return RateLimitRequest::getRemoteAddr;
 	}
 
 	/** Resolves the authenticated user's name, or the IP for anonymous requests. */
@@ -68,7 +68,7 @@ public final class KeyResolvers {
 
 	/** Resolves the request's method and path within the application. */
 	public static KeyResolver endpoint() {
-		return (request) -> request.getMethod() + ' ' + request.getRequestURI().substring(request.getContextPath().length());
+		return (request) -> request.getMethod() + ' ' + request.path();
 	}
 
 	/** Resolves a SpEL template, or the IP when it yields nothing; what it throws is left to the rule to report. */

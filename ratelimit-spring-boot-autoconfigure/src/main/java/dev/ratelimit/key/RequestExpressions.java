@@ -1,6 +1,6 @@
 package dev.ratelimit.key;
 
-import jakarta.servlet.http.HttpServletRequest;
+import dev.ratelimit.RateLimitRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.BeanResolver;
@@ -14,8 +14,9 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
  * SpEL templates such as {@code #{request.getHeader('X-Tenant')}} over an HTTP request, parsed once at start-up. The
- * root object has a {@code request} property; the {@code #request} variable is the same request; {@code @beanName}
- * refers to beans. Expressions come from the application's own configuration, never from clients.
+ * root object has a {@code request} property, the {@link RateLimitRequest} (whose methods carry the Servlet API's
+ * names); the {@code #request} variable is the same request; {@code @beanName} refers to beans. Expressions come from
+ * the application's own configuration, never from clients.
  */
 public final class RequestExpressions {
 
@@ -40,14 +41,17 @@ public final class RequestExpressions {
 
 	/**
 	 * Parses a template.
-	 * @throws ParseException when it is not valid SpEL
+	 * @throws ParseException when it is not valid SpEL, or calls on the request what a {@link RateLimitRequest} does
+	 * not offer
 	 */
 	public Expression parse(String template) {
-		return this.parser.parseExpression(template, TEMPLATE);
+		Expression expression = this.parser.parseExpression(template, TEMPLATE);
+		RequestReferences.check(expression);
+		return expression;
 	}
 
 	/** Evaluates a parsed template against a request. */
-	public @Nullable Object evaluate(Expression expression, HttpServletRequest request) {
+	public @Nullable Object evaluate(Expression expression, RateLimitRequest request) {
 		StandardEvaluationContext context = new StandardEvaluationContext(new Root(request));
 		context.setVariable("request", request);
 		if (this.beanResolver != null) {
@@ -59,13 +63,13 @@ public final class RequestExpressions {
 	/** The root object of request expressions. */
 	public static final class Root {
 
-		private final HttpServletRequest request;
+		private final RateLimitRequest request;
 
-		Root(HttpServletRequest request) {
+		Root(RateLimitRequest request) {
 			this.request = request;
 		}
 
-		public HttpServletRequest getRequest() {
+		public RateLimitRequest getRequest() {
 			return this.request;
 		}
 

@@ -4,7 +4,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 
 import dev.ratelimit.RateLimitCheck;
-import jakarta.servlet.http.HttpServletRequest;
+import dev.ratelimit.RateLimitRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,7 +17,7 @@ public interface CostResolver {
 	 * @param request the request
 	 * @return the cost, at least 1
 	 */
-	long resolve(HttpServletRequest request);
+	long resolve(RateLimitRequest request);
 
 	/** A fixed cost. */
 	static CostResolver fixed(long cost) {

@@ -6,7 +6,7 @@ import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
-import jakarta.servlet.http.HttpServletRequest;
+import dev.ratelimit.RateLimitRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,7 +40,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 	 * @param failures told of a key, tier key or cost that cannot be resolved, before this rule falls back
 	 * @return the check
 	 */
-	public @Nullable RateLimitCheck check(HttpServletRequest request, ResolutionFailures failures) {
+	public @Nullable RateLimitCheck check(RateLimitRequest request, ResolutionFailures failures) {
 		String subject;
 		try {
 			subject = this.key.resolve(request);
@@ -70,7 +70,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 	 * @param failures told of a tier key that cannot be resolved, before this rule uses its own policy
 	 * @return the policy
 	 */
-	public RateLimitPolicy policyFor(HttpServletRequest request, ResolutionFailures failures) {
+	public RateLimitPolicy policyFor(RateLimitRequest request, ResolutionFailures failures) {
 		if (this.tierKey == null) {
 			return this.policy;
 		}

@@ -1,23 +1,17 @@
 package dev.ratelimit.rule;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.ratelimit.RateLimitCheck;
-import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.http.server.PathContainer;
 
 /**
  * The rules in effect: the configured rules (replaced as a whole on a configuration reload) with the operators'
  * runtime overrides applied. Readers see one consistent snapshot per call; changes swap the snapshot atomically, so
- * the per-request path takes no lock.
+ * the per-request path takes no lock. Which rules apply to a request is the {@link RuleMatcher}'s job.
  */
 public final class RateLimitRules {
 
@@ -86,41 +80,9 @@ public final class RateLimitRules {
 		}
 	}
 
-	/**
-	 * Returns the checks of every rule that matches the request, in rule order.
-	 * @param request the request
-	 * @return the checks, empty when no rule applies
-	 */
-	public List<RateLimitCheck> checksFor(HttpServletRequest request) {
-		return checksFor(request, null);
-	}
-
-	/**
-	 * Returns the checks of every rule of a phase that matches the request, in rule order.
-	 * @param request the request
-	 * @param phase the phase whose rules apply, or {@code null} for every rule
-	 * @return the checks, empty when no rule applies
-	 */
-	public List<RateLimitCheck> checksFor(HttpServletRequest request, @Nullable RulePhase phase) {
-		RateLimitRule[] rules = this.snapshot.effective;
-		if (rules.length == 0) {
-			return List.of();
-		}
-		PathContainer path = PathContainer
-			.parsePath(request.getRequestURI().substring(request.getContextPath().length()));
-		List<RateLimitCheck> checks = null;
-		for (RateLimitRule rule : rules) {
-			if ((phase == null || rule.phase() == phase) && rule.match().matches(request, path)) {
-				RateLimitCheck check = rule.check(request, this.resolutionFailures);
-				if (check != null) {
-					if (checks == null) {
-						checks = new ArrayList<>(rules.length);
-					}
-					checks.add(check);
-				}
-			}
-		}
-		return (checks != null) ? checks : List.of();
+	/** Returns the rules in effect without a copy, for the per-request path; callers must not change it. */
+	RateLimitRule[] effective() {
+		return this.snapshot.effective;
 	}
 
 	private record Snapshot(List<RateLimitRule> configured, Map<String, RuleOverride> overrides,

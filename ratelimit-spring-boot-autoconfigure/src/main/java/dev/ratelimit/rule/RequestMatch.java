@@ -3,7 +3,7 @@ package dev.ratelimit.rule;
 import java.util.List;
 import java.util.Set;
 
-import jakarta.servlet.http.HttpServletRequest;
+import dev.ratelimit.RateLimitRequest;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
@@ -35,7 +35,7 @@ public record RequestMatch(boolean enabled, List<PathPattern> paths, List<PathPa
 	 * @param request the request
 	 * @param path the request's path within the application, parsed once per request
 	 */
-	public boolean matches(HttpServletRequest request, PathContainer path) {
+	public boolean matches(RateLimitRequest request, PathContainer path) {
 		if (!this.enabled || (!this.methods.isEmpty() && !this.methods.contains(request.getMethod()))) {
 			return false;
 		}

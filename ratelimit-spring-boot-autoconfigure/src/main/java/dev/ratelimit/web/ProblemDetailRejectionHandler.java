@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.RateLimitRejectionHandler;
 import dev.ratelimit.Verdict;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -3,7 +3,6 @@ package dev.ratelimit.web;
 import java.io.IOException;
 
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.RateLimitRejectionHandler;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 

@@ -4,11 +4,10 @@ import java.io.IOException;
 import java.util.List;
 
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.RateLimitHeadersWriter;
-import dev.ratelimit.RateLimitRejectionHandler;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RuleMatcher;
 import dev.ratelimit.rule.RulePhase;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -32,7 +31,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private static final Log logger = LogFactory.getLog(RateLimitFilter.class);
 
-	private final RateLimitRules rules;
+	private final RuleMatcher matcher;
 
 	private final RateLimiter limiter;
 
@@ -64,7 +63,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
 			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase) {
-		this.rules = rules;
+		this.matcher = new RuleMatcher(rules);
 		this.limiter = limiter;
 		this.headersWriter = headersWriter;
 		this.rejectionHandler = rejectionHandler;
@@ -122,7 +121,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	/** Returns the verdict of the rules that apply to the request, or {@code null} when none does. */
 	private @Nullable Verdict decide(HttpServletRequest request) {
-		List<RateLimitCheck> checks = this.rules.checksFor(request, this.phase);
+		List<RateLimitCheck> checks = this.matcher.checksFor(new ServletRateLimitRequest(request), this.phase);
 		return checks.isEmpty() ? null : this.limiter.evaluate(checks);
 	}
 

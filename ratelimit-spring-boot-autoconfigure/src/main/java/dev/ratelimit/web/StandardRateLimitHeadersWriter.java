@@ -6,7 +6,6 @@ import java.util.Optional;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.RateLimitHeadersWriter;
 import dev.ratelimit.Verdict;
 import jakarta.servlet.http.HttpServletResponse;
 

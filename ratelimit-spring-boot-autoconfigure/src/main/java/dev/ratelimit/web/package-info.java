@@ -1,5 +1,6 @@
 /**
- * The servlet adapter: the filter, the standard headers and the problem+json rejection.
+ * The servlet adapter: the filter, the request view of a servlet request, the standard headers and the problem+json
+ * rejection.
  */
 @NullMarked
 package dev.ratelimit.web;

@@ -4,13 +4,12 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
-import dev.ratelimit.RateLimitHeadersWriter;
-import dev.ratelimit.RateLimitRejectionHandler;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.TopOffenders;
+import dev.ratelimit.aop.CurrentRequest;
 import dev.ratelimit.aop.RateLimitedAspect;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.local.LocalRateLimitStore;
@@ -20,6 +19,8 @@ import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideSynchronizer;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitExceptionHandler;
+import dev.ratelimit.web.RateLimitHeadersWriter;
+import dev.ratelimit.web.RateLimitRejectionHandler;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -68,8 +69,9 @@ class RateLimitAutoConfigurationBackOffTests {
 				}),
 				bean(RateLimitRejectionHandler.class, ProblemDetailRejectionHandler::new),
 				bean(RateLimitExceptionHandler.class, () -> new RateLimitExceptionHandler(new ProblemDetailRejectionHandler())),
-				bean(RateLimitedAspect.class,
-						() -> new RateLimitedAspect(limiter, rules, new GenericApplicationContext().getBeanFactory(), null)),
+				bean(RateLimitedAspect.class, () -> new RateLimitedAspect(limiter, rules,
+						new GenericApplicationContext().getBeanFactory(), CurrentRequest.none())),
+				bean(CurrentRequest.class, CurrentRequest::none),
 				bean(TopOffenders.class, () -> new TopOffenders(1, java.time.Duration.ofMinutes(1), System::nanoTime)),
 				bean(RateLimitsEndpoint.class,
 						() -> new RateLimitsEndpoint(rules, limiter, store, overrides, null, "mine")));

@@ -7,9 +7,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.ratelimit.KeyResolver;
-import dev.ratelimit.RateLimitHeadersWriter;
 import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.RateLimitRejectionHandler;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreRateLimiter;
@@ -18,8 +16,12 @@ import dev.ratelimit.aop.RateLimitedAspect;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RuleMatcher;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitFilter;
+import dev.ratelimit.web.RateLimitHeadersWriter;
+import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.web.ServletRateLimitRequest;
 import dev.ratelimit.web.StandardRateLimitHeadersWriter;
 import jakarta.servlet.Filter;
 import org.junit.jupiter.api.Test;
@@ -166,7 +168,8 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> {
 				MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/items");
 				request.addHeader("A", "not a number");
-				assertThat(context.getBean(RateLimitRules.class).checksFor(request)).singleElement()
+				assertThat(new RuleMatcher(context.getBean(RateLimitRules.class))
+					.checksFor(new ServletRateLimitRequest(request))).singleElement()
 					.satisfies((check) -> assertThat(check.subject()).isEqualTo(request.getRemoteAddr()));
 				assertThat(failures).containsExactly("api key");
 			});
@@ -198,6 +201,7 @@ class RateLimitAutoConfigurationTests {
 			ratelimit.rules.bad.key                 | #{request.getHeader('X'      | ratelimit.rules.bad.key             | not a valid SpEL template
 			ratelimit.rules.bad.key                 | ip+#{request.getHeader('X')  | ratelimit.rules.bad.key             | is never closed by '}'
 			ratelimit.rules.bad.cost                | #{request.getParameter(      | ratelimit.rules.bad.cost            | not a valid SpEL template
+			ratelimit.rules.bad.key                 | #{request.session.id}         | ratelimit.rules.bad.key             | request has no property 'session'
 			ratelimit.rules.bad.cost                | lots                          | ratelimit.rules.bad.cost            | neither a positive integer
 			ratelimit.rules.bad.cost                | 0                             | ratelimit.rules.bad.cost            | neither a positive integer
 			ratelimit.rules.bad.key                 | @noSuchResolver               | ratelimit.rules.bad.key             | no KeyResolver bean named 'noSuchResolver'

@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.web.ServletRateLimitRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -73,7 +74,8 @@ class RulesAtStartUpTests {
 	}
 
 	private static boolean matches(RateLimitRule rule, String path) {
-		return rule.match().matches(new MockHttpServletRequest("GET", path), PathContainer.parsePath(path));
+		return rule.match()
+			.matches(new ServletRateLimitRequest(new MockHttpServletRequest("GET", path)), PathContainer.parsePath(path));
 	}
 
 }

@@ -1,6 +1,8 @@
 package dev.ratelimit.key;
 
 import dev.ratelimit.KeyResolver;
+import dev.ratelimit.RateLimitRequest;
+import dev.ratelimit.web.ServletRateLimitRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -19,14 +21,16 @@ class KeyResolversTests {
 
 	private final RequestExpressions expressions = new RequestExpressions(null);
 
-	private final MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/items");
+	private final MockHttpServletRequest servletRequest = new MockHttpServletRequest("GET", "/api/items");
+
+	private final RateLimitRequest request = new ServletRateLimitRequest(this.servletRequest);
 
 	KeyResolversTests() {
-		this.request.setRemoteAddr("10.0.0.1");
-		this.request.setUserPrincipal(() -> "alice");
-		this.request.addHeader("A", "x");
-		this.request.addHeader("B", "y");
-		this.request.addHeader("X-Tenant", "acme");
+		this.servletRequest.setRemoteAddr("10.0.0.1");
+		this.servletRequest.setUserPrincipal(() -> "alice");
+		this.servletRequest.addHeader("A", "x");
+		this.servletRequest.addHeader("B", "y");
+		this.servletRequest.addHeader("X-Tenant", "acme");
 	}
 
 	@ParameterizedTest(name = "{0}")

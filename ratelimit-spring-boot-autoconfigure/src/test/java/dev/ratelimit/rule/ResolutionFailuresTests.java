@@ -5,11 +5,13 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitRequest;
 import dev.ratelimit.actuate.RateLimitMetrics;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RuleCompiler;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.resilience.StoreState;
+import dev.ratelimit.web.ServletRateLimitRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,7 +48,7 @@ class ResolutionFailuresTests {
 	@Test
 	void aThrowingKeyFallsBackToTheIpWarnsOncePerIntervalWithoutClientValuesAndCountsEveryFailure(
 			CapturedOutput output) {
-		RateLimitRules rules = rules("tenant", THROWING, null, "1");
+		RuleMatcher rules = rules("tenant", THROWING, null, "1");
 		for (int i = 0; i < 3; i++) {
 			assertThat(rules.checksFor(request())).singleElement()
 				.satisfies((check) -> assertThat(check.subject()).isEqualTo("10.0.0.1"));
@@ -69,7 +71,7 @@ class ResolutionFailuresTests {
 
 	@Test
 	void aThrowingTierKeyOrCostFallsBackToTheRulesLimitOrACostOfOneEachWarnedAboutAndCounted(CapturedOutput output) {
-		RateLimitRules rules = rules("plans", "ip", THROWING, MISSPELT);
+		RuleMatcher rules = rules("plans", "ip", THROWING, MISSPELT);
 		for (int i = 0; i < 2; i++) {
 			RateLimitCheck check = rules.checksFor(request()).get(0);
 			assertThat(check.policy().limit()).isEqualTo(5);
@@ -87,13 +89,13 @@ class ResolutionFailuresTests {
 
 	@Test
 	void nothingIsReportedWhenEverythingResolves(CapturedOutput output) {
-		RateLimitRules rules = rules("fine", "ip+#{request.getHeader('A')}", "header:A", "#{request.getHeader('B')}");
+		RuleMatcher rules = rules("fine", "ip+#{request.getHeader('A')}", "header:A", "#{request.getHeader('B')}");
 		assertThat(rules.checksFor(request()).get(0).subject()).isEqualTo("10.0.0.1|" + SECRET);
 		assertThat(output).doesNotContain("could not be resolved");
 		assertThat(this.registry.find("ratelimit.key.resolution.failures").counters()).isEmpty();
 	}
 
-	private RateLimitRules rules(String name, String key, String tierKey, String cost) {
+	private RuleMatcher rules(String name, String key, String tierKey, String cost) {
 		RateLimitProperties.Rule rule = new RateLimitProperties.Rule();
 		rule.setKey(key);
 		rule.setLimit(5L);
@@ -105,15 +107,15 @@ class ResolutionFailuresTests {
 		}
 		RateLimitProperties properties = new RateLimitProperties();
 		properties.setRules(Map.of(name, rule));
-		return this.compiler.compile(properties);
+		return new RuleMatcher(this.compiler.compile(properties));
 	}
 
-	private static MockHttpServletRequest request() {
+	private static RateLimitRequest request() {
 		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/items");
 		request.setRemoteAddr("10.0.0.1");
 		request.addHeader("A", SECRET);
 		request.addHeader("B", "2");
-		return request;
+		return new ServletRateLimitRequest(request);
 	}
 
 	private static long warnings(CapturedOutput output, String rule, String part) {

@@ -1,7 +1,7 @@
 package dev.ratelimit.sample;
 
 import dev.ratelimit.KeyResolver;
-import jakarta.servlet.http.HttpServletRequest;
+import dev.ratelimit.RateLimitRequest;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
@@ -28,7 +28,7 @@ public class ApiKeyPlans implements KeyResolver {
 	}
 
 	@Override
-	public String resolve(HttpServletRequest request) {
+	public String resolve(RateLimitRequest request) {
 		return planOf(request.getHeader(this.header));
 	}
 
@@ -38,7 +38,7 @@ public class ApiKeyPlans implements KeyResolver {
 	 * way requests without a key and with any unknown key share one budget per client, and the prefix keeps an
 	 * address from ever naming a key's quota.
 	 */
-	public String knownKeyOrClientIp(HttpServletRequest request) {
+	public String knownKeyOrClientIp(RateLimitRequest request) {
 		String apiKey = request.getHeader(this.header);
 		return (planOf(apiKey) != null) ? apiKey : CLIENT_IP_PREFIX + request.getRemoteAddr();
 	}

@@ -1,7 +1,8 @@
-package dev.ratelimit;
+package dev.ratelimit.web;
 
 import java.io.IOException;
 
+import dev.ratelimit.Verdict;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 

@@ -1,5 +1,6 @@
-package dev.ratelimit;
+package dev.ratelimit.web;
 
+import dev.ratelimit.Verdict;
 import jakarta.servlet.http.HttpServletResponse;
 
 /**

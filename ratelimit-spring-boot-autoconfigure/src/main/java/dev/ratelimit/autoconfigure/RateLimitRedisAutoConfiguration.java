@@ -9,6 +9,7 @@ import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.RedisRateLimitStoreBuilder;
 import dev.ratelimit.redis.RedisRuleOverrideRepository;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.ResilientRateLimiterBuilder;
@@ -40,7 +41,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Keeps rate limits in Redis, behind a circuit breaker and a deny cache with a per-rule fallback, when the application has a Lettuce {@code RedisConnectionFactory} (configured through
  * {@code spring.data.redis.*}: standalone, Sentinel or Cluster) and {@code ratelimit.store} is {@code auto} or
  * {@code redis}. The circuit breaker, named {@code ratelimit-store}, is taken from the application's
- * {@link CircuitBreakerRegistry} when it has one (see {@link ResilientRateLimiterBuilder}).
+ * {@link CircuitBreakerRegistry} when it has one (see {@link ResilientRateLimiterBuilder}). The store and the limiter
+ * are adjusted by {@link RedisRateLimitStoreBuilderCustomizer} and {@link ResilientRateLimiterBuilderCustomizer} beans.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnClass(LettuceConnectionFactory.class)
@@ -67,9 +69,10 @@ public final class RateLimitRedisAutoConfiguration {
 	@ConditionalOnMissingBean(RateLimiter.class)
 	ResilientRateLimiter rateLimiter(RateLimitStore rateLimitStore, RateLimitRules rules,
 			RateLimitProperties properties, ObjectProvider<Clock> clock, ObjectProvider<RateLimitListener> listeners,
-			ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry) {
+			ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
+			ObjectProvider<ResilientRateLimiterBuilderCustomizer> customizers) {
 		RateLimitProperties.DenyCache denyCache = properties.getDenyCache();
-		return ResilientRateLimiter.builder(rateLimitStore)
+		ResilientRateLimiterBuilder builder = ResilientRateLimiter.builder(rateLimitStore)
 			.fallbackStore(new LocalRateLimitStore(properties.getLocal().getMaximumEntries(),
 					clock.getIfAvailable(Clock::systemUTC)))
 			.failureModes((name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL))
@@ -78,8 +81,9 @@ public final class RateLimitRedisAutoConfiguration {
 			.denyCache(denyCache.isEnabled())
 			.denyCacheMaximumEntries(denyCache.getMaximumEntries())
 			.denyCacheMinimumWait(denyCache.getMinimumWait())
-			.listener(RateLimitListener.composite(listeners.orderedStream().toList()))
-			.build();
+			.listener(RateLimitListener.composite(listeners.orderedStream().toList()));
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		return builder.build();
 	}
 
 	static CircuitBreakerConfig circuitBreakerConfig(RateLimitProperties.CircuitBreaker breaker) {
@@ -131,14 +135,17 @@ public final class RateLimitRedisAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
-	RedisRateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties) {
+	RedisRateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties,
+			ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers) {
 		if (properties.getRedis().getTimeout().isNegative() || properties.getRedis().getTimeout().isZero()) {
 			throw new InvalidRateLimitRuleException("ratelimit.redis.timeout", "must be positive",
 					"Set it to how long a rate limit decision may wait for Redis, e.g. 100ms");
 		}
+		RedisRateLimitStoreBuilder builder = new RedisRateLimitStoreBuilder(connectionFactory, properties.getKeyPrefix())
+			.timeout(properties.getRedis().getTimeout());
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		try {
-			RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, properties.getKeyPrefix(),
-					properties.getRedis().getTimeout());
+			RedisRateLimitStore store = builder.build();
 			logger.info("Rate limits are kept in Redis (" + where(connectionFactory) + "), key prefix '"
 					+ properties.getKeyPrefix() + "'");
 			return store;

@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.Duration;
 import java.util.Map;
 
 import dev.ratelimit.RateLimiter;
@@ -7,6 +8,7 @@ import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.ResilientRateLimiterBuilder;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -19,6 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -26,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The limiter in front of Redis as the auto-configuration builds it: its circuit breaker with and without the
- * application's {@link CircuitBreakerRegistry}, and who decides as health, metrics and the endpoint
+ * application's {@link CircuitBreakerRegistry}, the customizers, and who decides as health, metrics and the endpoint
  * show it. Nothing here calls Redis (the connection factory points at a closed port).
  */
 class RateLimitRedisAutoConfigurationTests {
@@ -95,6 +100,25 @@ class RateLimitRedisAutoConfigurationTests {
 	}
 
 	@Test
+	void limiterCustomizersApplyInOrderAfterTheProperties() {
+		this.runner.withUserConfiguration(LimiterCustomizers.class).run((context) -> {
+			ResilientRateLimiter limiter = limiter(context.getBean(RateLimiter.class));
+			CircuitBreakerConfig config = limiter.circuitBreaker().getCircuitBreakerConfig();
+			assertThat(config.getMinimumNumberOfCalls()).as("second customizer, from the first one's 8").isEqualTo(9);
+			assertThat(config.getSlowCallDurationThreshold()).isEqualTo(Duration.ofMillis(50));
+			assertThat(limiter.denyCache()).isNull();
+		});
+	}
+
+	@Test
+	void storeCustomizersApplyInOrderAfterTheProperties() {
+		this.runner.withPropertyValues("ratelimit.redis.timeout=300ms")
+			.withUserConfiguration(StoreCustomizers.class)
+			.run((context) -> assertThat(context.getBean(RedisRateLimitStore.class)).extracting("commandTimeout")
+				.isEqualTo(Duration.ofMillis(900)));
+	}
+
+	@Test
 	void anInvalidCircuitBreakerPropertyFailsStartUpNamingIt() {
 		this.runner.withPropertyValues("ratelimit.circuit-breaker.failure-rate-threshold=0").run((context) -> {
 			FailureAnalysis analysis = new InvalidRateLimitRuleFailureAnalyzer().analyze(context.getStartupFailure());
@@ -143,6 +167,48 @@ class RateLimitRedisAutoConfigurationTests {
 	private static ResilientRateLimiter limiter(RateLimiter limiter) {
 		assertThat(limiter).isInstanceOf(ResilientRateLimiter.class);
 		return (ResilientRateLimiter) limiter;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LimiterCustomizers {
+
+		@Bean
+		@Order(2)
+		ResilientRateLimiterBuilderCustomizer second() {
+			return (builder) -> builder
+				.circuitBreakerConfig((config) -> config
+					.minimumNumberOfCalls(builder.circuitBreakerConfig().getMinimumNumberOfCalls() + 1)
+					.slowCallDurationThreshold(Duration.ofMillis(50)))
+				.denyCache(false);
+		}
+
+		@Bean
+		@Order(1)
+		ResilientRateLimiterBuilderCustomizer first() {
+			return (builder) -> {
+				assertThat(builder.circuitBreakerConfig().getMinimumNumberOfCalls()).as("from the properties")
+					.isEqualTo(7);
+				builder.circuitBreakerConfig((config) -> config.minimumNumberOfCalls(8));
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class StoreCustomizers {
+
+		@Bean
+		@Order(2)
+		RedisRateLimitStoreBuilderCustomizer triple() {
+			return (builder) -> builder.timeout(builder.timeout().multipliedBy(3));
+		}
+
+		@Bean
+		@Order(1)
+		RedisRateLimitStoreBuilderCustomizer fromTheProperties() {
+			return (builder) -> assertThat(builder.timeout()).isEqualTo(Duration.ofMillis(300));
+		}
+
 	}
 
 }

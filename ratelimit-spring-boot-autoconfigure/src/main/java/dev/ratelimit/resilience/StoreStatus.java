@@ -26,27 +26,4 @@ public interface StoreStatus {
 		return LocalStoreStatus.INSTANCE;
 	}
 
-	/** The status of a limiter without a shared store. */
-	enum LocalStoreStatus implements StoreStatus {
-
-		/** The only instance. */
-		INSTANCE;
-
-		@Override
-		public StoreState state() {
-			return StoreState.LOCAL;
-		}
-
-		@Override
-		public CircuitBreaker.@Nullable State circuitState() {
-			return null;
-		}
-
-		@Override
-		public long denyCacheSize() {
-			return 0;
-		}
-
-	}
-
 }

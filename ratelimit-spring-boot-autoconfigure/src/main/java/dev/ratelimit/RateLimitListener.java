@@ -6,9 +6,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Observes a {@link RateLimiter}: every verdict, every call to the shared store, and every rule whose key, tier key or
- * cost could not be resolved. Metrics and the top-offenders view are listeners; declare a bean of this type to add
- * your own. Called on the request thread: keep it cheap.
+ * Observes a {@link RateLimiter}: every verdict, every call to the shared store, every rule whose key, tier key or
+ * cost could not be resolved, and every change of who decides ({@link StoreState}). Metrics and the top-offenders view
+ * are listeners; declare a bean of this type to add your own. Called on the request thread: keep it cheap.
  */
 public interface RateLimitListener {
 
@@ -78,6 +78,18 @@ public interface RateLimitListener {
 	default void onResolutionFailure(String rule, ResolutionPart part, RuntimeException failure) {
 	}
 
+	/**
+	 * Called when who decides changes: the shared store's circuit breaker opened ({@link StoreState#REDIS} to
+	 * {@link StoreState#FALLBACK}) or closed again ({@link StoreState#FALLBACK} to {@link StoreState#REDIS}). Called
+	 * once per change, on the thread whose call changed the breaker's state (a request's or the background probe's).
+	 * @param previous who decided until now
+	 * @param current who decides from now on
+	 * @param cause the last failure of the store when it became unavailable; {@code null} on recovery, or when the
+	 * breaker opened without a failed call (e.g. forced open)
+	 */
+	default void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
+	}
+
 	/** Returns a listener that calls each of the given listeners. */
 	static RateLimitListener composite(List<RateLimitListener> listeners) {
 		if (listeners.isEmpty()) {
@@ -107,6 +119,13 @@ public interface RateLimitListener {
 			public void onResolutionFailure(String rule, ResolutionPart part, RuntimeException failure) {
 				for (RateLimitListener listener : all) {
 					listener.onResolutionFailure(rule, part, failure);
+				}
+			}
+
+			@Override
+			public void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
+				for (RateLimitListener listener : all) {
+					listener.onStoreStateChange(previous, current, cause);
 				}
 			}
 

@@ -2,9 +2,8 @@ package dev.ratelimit.actuate;
 
 import java.util.Locale;
 
-import dev.ratelimit.RateLimiter;
-import dev.ratelimit.resilience.ResilientRateLimiter;
-import dev.ratelimit.resilience.StoreState;
+import dev.ratelimit.resilience.StoreStatus;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -16,24 +15,27 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  */
 public class RateLimitHealthIndicator implements HealthIndicator {
 
-	private final RateLimiter limiter;
+	private final StoreStatus status;
 
 	private final String store;
 
-	public RateLimitHealthIndicator(RateLimiter limiter, String store) {
-		this.limiter = limiter;
+	/**
+	 * @param status who decides
+	 * @param store the store's name as shown
+	 */
+	public RateLimitHealthIndicator(StoreStatus status, String store) {
+		this.status = status;
 		this.store = store;
 	}
 
 	@Override
 	public Health health() {
-		Health.Builder health = Health.up().withDetail("store", this.store);
-		if (this.limiter instanceof ResilientRateLimiter resilient) {
-			health.withDetail("state", resilient.state().name().toLowerCase(Locale.ROOT))
-				.withDetail("circuit", resilient.circuitBreaker().getState().name().toLowerCase(Locale.ROOT));
-		}
-		else {
-			health.withDetail("state", StoreState.LOCAL.name().toLowerCase(Locale.ROOT));
+		Health.Builder health = Health.up()
+			.withDetail("store", this.store)
+			.withDetail("state", this.status.state().name().toLowerCase(Locale.ROOT));
+		CircuitBreaker.State circuit = this.status.circuitState();
+		if (circuit != null) {
+			health.withDetail("circuit", circuit.name().toLowerCase(Locale.ROOT));
 		}
 		return health.build();
 	}

@@ -10,8 +10,8 @@ import java.util.function.Supplier;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.StoreState;
 import dev.ratelimit.Verdict;
-import dev.ratelimit.resilience.StoreState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -47,7 +47,7 @@ public class RateLimitMetrics implements RateLimitListener {
 	/**
 	 * @param registry the registry
 	 * @param nearLimitThreshold the fraction of the limit at or below which an allowed check counts as near the limit
-	 * @param state the current store state
+	 * @param state who decides right now, read at each gauge read
 	 */
 	public RateLimitMetrics(MeterRegistry registry, double nearLimitThreshold, Supplier<StoreState> state) {
 		this.registry = registry;

@@ -5,22 +5,20 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.resilience.DenyCache;
-import dev.ratelimit.resilience.ResilientRateLimiter;
-import dev.ratelimit.resilience.StoreState;
+import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.Periods;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RuleOverride;
 import dev.ratelimit.rule.RuleOverrideRepository;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -53,39 +51,35 @@ public class RateLimitsEndpoint {
 
 	private final String storeName;
 
-	private final Supplier<StoreState> state;
+	private final StoreStatus status;
 
 	/**
 	 * @param rules the rules
-	 * @param limiter the limiter (resets, state)
+	 * @param limiter the limiter (resets)
+	 * @param status who decides, the circuit breaker and the deny cache, as shown
 	 * @param store the store, peeked at directly by inspections so that they consume nothing and count in no metric,
 	 * offender view or cache
 	 * @param overrides where overrides are shared
 	 * @param offenders the top offenders, or {@code null}
 	 * @param storeName the store's name as shown
 	 */
-	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, RateLimitStore store,
+	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, StoreStatus status, RateLimitStore store,
 			RuleOverrideRepository overrides, @Nullable TopOffenders offenders, String storeName) {
 		this.rules = rules;
 		this.limiter = limiter;
+		this.status = status;
 		this.store = store;
 		this.overrides = overrides;
 		this.offenders = offenders;
 		this.storeName = storeName;
-		this.state = () -> (limiter instanceof ResilientRateLimiter resilient) ? resilient.state() : StoreState.LOCAL;
 	}
 
 	@ReadOperation
 	public RateLimitsDescriptor rateLimits() {
-		String circuit = null;
-		long denyCacheSize = 0;
-		if (this.limiter instanceof ResilientRateLimiter resilient) {
-			circuit = resilient.circuitBreaker().getState().name().toLowerCase(Locale.ROOT);
-			DenyCache cache = resilient.denyCache();
-			denyCacheSize = (cache != null) ? cache.size() : 0;
-		}
-		return new RateLimitsDescriptor(this.storeName, this.state.get().name().toLowerCase(Locale.ROOT), circuit,
-				denyCacheSize, this.rules.all().stream().map(this::describe).toList());
+		CircuitBreaker.State circuit = this.status.circuitState();
+		return new RateLimitsDescriptor(this.storeName, this.status.state().name().toLowerCase(Locale.ROOT),
+				(circuit != null) ? circuit.name().toLowerCase(Locale.ROOT) : null, this.status.denyCacheSize(),
+				this.rules.all().stream().map(this::describe).toList());
 	}
 
 	/** Returns one rule, or the top offenders for {@value #OFFENDERS}; {@code null} for an unknown rule. */

@@ -11,8 +11,7 @@ import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import dev.ratelimit.actuate.TopOffenders;
 import dev.ratelimit.redis.RedisRateLimitStore;
-import dev.ratelimit.resilience.ResilientRateLimiter;
-import dev.ratelimit.resilience.StoreState;
+import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -58,9 +57,11 @@ public final class RateLimitActuatorAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, RuleOverrideRepository overrides,
+		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter,
+				ObjectProvider<StoreStatus> status, RuleOverrideRepository overrides,
 				ObjectProvider<TopOffenders> offenders, RateLimitStore store) {
-			return new RateLimitsEndpoint(rules, limiter, store, overrides, offenders.getIfAvailable(), storeName(store));
+			return new RateLimitsEndpoint(rules, limiter, status.getIfUnique(StoreStatus::local), store, overrides,
+					offenders.getIfAvailable(), storeName(store));
 		}
 
 		@Bean
@@ -84,8 +85,8 @@ public final class RateLimitActuatorAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "ratelimitHealthIndicator")
-		RateLimitHealthIndicator ratelimitHealthIndicator(RateLimiter limiter, RateLimitStore store) {
-			return new RateLimitHealthIndicator(limiter, storeName(store));
+		RateLimitHealthIndicator ratelimitHealthIndicator(ObjectProvider<StoreStatus> status, RateLimitStore store) {
+			return new RateLimitHealthIndicator(status.getIfUnique(StoreStatus::local), storeName(store));
 		}
 
 	}
@@ -98,10 +99,10 @@ public final class RateLimitActuatorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitMetrics rateLimitMetrics(MeterRegistry registry, RateLimitProperties properties,
-				ObjectProvider<RateLimiter> limiter) {
+				ObjectProvider<StoreStatus> status) {
+			// looked up when the gauge is read: the limiter, which may be the status, needs this listener first
 			return new RateLimitMetrics(registry, properties.getMetrics().getNearLimitThreshold(),
-					() -> (limiter.getIfAvailable() instanceof ResilientRateLimiter resilient) ? resilient.state()
-							: StoreState.LOCAL);
+					() -> status.getIfUnique(StoreStatus::local).state());
 		}
 
 	}

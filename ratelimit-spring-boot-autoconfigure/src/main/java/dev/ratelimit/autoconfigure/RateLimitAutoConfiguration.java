@@ -74,8 +74,9 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRules rateLimitRules(RateLimitProperties properties, RuleCompiler rateLimitRuleCompiler,
-			Environment environment) {
+			Environment environment, ObjectProvider<RateLimitRulesCustomizer> customizers) {
 		RateLimitPropertyNames.checkKnown(environment);
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(properties.getRules()));
 		return rateLimitRuleCompiler.compile(properties);
 	}
 
@@ -88,8 +89,9 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRulesReloader rateLimitRulesReloader(ConfigurableEnvironment environment, RuleCompiler rateLimitRuleCompiler,
-			RateLimitRules rules) {
-		return new RateLimitRulesReloader(environment, rateLimitRuleCompiler, rules);
+			RateLimitRules rules, ObjectProvider<RateLimitRulesCustomizer> customizers) {
+		return new RateLimitRulesReloader(environment, rateLimitRuleCompiler, rules,
+				customizers.orderedStream().toList());
 	}
 
 	/** Reloads the rules on Spring Cloud's environment changes (e.g. after {@code /actuator/refresh}). */

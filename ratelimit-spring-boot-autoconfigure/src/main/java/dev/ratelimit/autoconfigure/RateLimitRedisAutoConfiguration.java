@@ -3,25 +3,24 @@ package dev.ratelimit.autoconfigure;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.RedisRateLimitStoreBuilder;
 import dev.ratelimit.redis.RedisRuleOverrideRepository;
-import dev.ratelimit.resilience.DenyCache;
 import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.resilience.ResilientRateLimiterBuilder;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideSynchronizer;
 import dev.ratelimit.rule.StoreFailureMode;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.lettuce.core.resource.Delay;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -41,7 +40,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * Keeps rate limits in Redis, behind a circuit breaker and a deny cache with a per-rule fallback, when the application has a Lettuce {@code RedisConnectionFactory} (configured through
  * {@code spring.data.redis.*}: standalone, Sentinel or Cluster) and {@code ratelimit.store} is {@code auto} or
- * {@code redis}.
+ * {@code redis}. The circuit breaker, named {@code ratelimit-store}, is taken from the application's
+ * {@link CircuitBreakerRegistry} when it has one (see {@link ResilientRateLimiterBuilder}). The store and the limiter
+ * are adjusted by {@link RedisRateLimitStoreBuilderCustomizer} and {@link ResilientRateLimiterBuilderCustomizer} beans.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnClass(LettuceConnectionFactory.class)
@@ -67,29 +68,27 @@ public final class RateLimitRedisAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(RateLimiter.class)
 	ResilientRateLimiter rateLimiter(RateLimitStore rateLimitStore, RateLimitRules rules,
-			RateLimitProperties properties, ObjectProvider<Clock> clock, ObjectProvider<RateLimitListener> listeners) {
-		return resilientRateLimiter(rateLimitStore, properties,
-				(name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL),
-				clock.getIfAvailable(Clock::systemUTC), RateLimitListener.composite(listeners.orderedStream().toList()));
+			RateLimitProperties properties, ObjectProvider<Clock> clock, ObjectProvider<RateLimitListener> listeners,
+			ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
+			ObjectProvider<ResilientRateLimiterBuilderCustomizer> customizers) {
+		RateLimitProperties.DenyCache denyCache = properties.getDenyCache();
+		ResilientRateLimiterBuilder builder = ResilientRateLimiter.builder(rateLimitStore)
+			.fallbackStore(new LocalRateLimitStore(properties.getLocal().getMaximumEntries(),
+					clock.getIfAvailable(Clock::systemUTC)))
+			.failureModes((name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL))
+			.circuitBreakerConfig(circuitBreakerConfig(properties.getCircuitBreaker()))
+			.circuitBreakerRegistry(circuitBreakerRegistry.getIfUnique())
+			.denyCache(denyCache.isEnabled())
+			.denyCacheMaximumEntries(denyCache.getMaximumEntries())
+			.denyCacheMinimumWait(denyCache.getMinimumWait())
+			.listener(RateLimitListener.composite(listeners.orderedStream().toList()));
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		return builder.build();
 	}
 
-	/**
-	 * Builds the limiter this auto-configuration registers: the shared store behind the circuit breaker and the deny
-	 * cache, with this instance's memory as the fallback, all configured from {@code properties}. Public so that
-	 * benchmarks and applications wiring the limiter by hand get exactly the starter's defaults.
-	 * @param store the shared store
-	 * @param properties the settings
-	 * @param failureModes each rule's failure mode by rule name
-	 * @param clock the clock of the fallback store
-	 * @param listener told of every verdict and store call
-	 * @return the limiter
-	 */
-	public static ResilientRateLimiter resilientRateLimiter(RateLimitStore store, RateLimitProperties properties,
-			Function<String, StoreFailureMode> failureModes, Clock clock, RateLimitListener listener) {
-		RateLimitProperties.CircuitBreaker breaker = properties.getCircuitBreaker();
-		CircuitBreakerConfig config;
+	static CircuitBreakerConfig circuitBreakerConfig(RateLimitProperties.CircuitBreaker breaker) {
 		try {
-			config = CircuitBreakerConfig.custom()
+			return CircuitBreakerConfig.custom()
 				.failureRateThreshold(breaker.getFailureRateThreshold())
 				.slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
 				.slidingWindowSize(breaker.getSlidingWindowSize())
@@ -102,13 +101,6 @@ public final class RateLimitRedisAutoConfiguration {
 			throw new InvalidRateLimitConfigurationException("ratelimit.circuit-breaker", ex.getMessage(),
 					"Use a failure rate threshold in (0, 100], positive sizes and a positive wait duration");
 		}
-		RateLimitProperties.DenyCache deny = properties.getDenyCache();
-		DenyCache denyCache = deny.isEnabled()
-				? new DenyCache(deny.getMaximumEntries(), deny.getMinimumWait(), System::nanoTime) : null;
-		LocalRateLimitStore fallback = new LocalRateLimitStore(properties.getLocal().getMaximumEntries(), clock);
-		return new ResilientRateLimiter(new StoreRateLimiter(store), new StoreRateLimiter(fallback),
-				CircuitBreaker.of("ratelimit-store", config), denyCache, failureModes,
-				breaker.getWaitDurationInOpenState(), System::nanoTime, Duration.ofSeconds(10), listener);
 	}
 
 	@Bean
@@ -143,14 +135,17 @@ public final class RateLimitRedisAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
-	RedisRateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties) {
+	RedisRateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties,
+			ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers) {
 		if (properties.getRedis().getTimeout().isNegative() || properties.getRedis().getTimeout().isZero()) {
 			throw new InvalidRateLimitConfigurationException("ratelimit.redis.timeout", "must be positive",
 					"Set it to how long a rate limit decision may wait for Redis, e.g. 100ms");
 		}
+		RedisRateLimitStoreBuilder builder = new RedisRateLimitStoreBuilder(connectionFactory, properties.getKeyPrefix())
+			.timeout(properties.getRedis().getTimeout());
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		try {
-			RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, properties.getKeyPrefix(),
-					properties.getRedis().getTimeout());
+			RedisRateLimitStore store = builder.build();
 			logger.info("Rate limits are kept in Redis (" + where(connectionFactory) + "), key prefix '"
 					+ properties.getKeyPrefix() + "'");
 			return store;

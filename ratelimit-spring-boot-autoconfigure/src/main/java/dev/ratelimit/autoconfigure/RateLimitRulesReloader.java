@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.util.List;
 import java.util.Set;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
@@ -12,8 +13,10 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
- * Re-binds and re-compiles the rules when the environment changes at runtime. An invalid change is refused with an
- * ERROR log and the previous rules keep working; limit state lives under rule names, so unchanged rules keep theirs.
+ * Re-binds and re-compiles the rules when the environment changes at runtime, applying the
+ * {@link RateLimitRulesCustomizer rules customizers} to the new definitions as at start-up. An invalid change is
+ * refused with an ERROR log and the previous rules keep working; limit state lives under rule names, so unchanged
+ * rules keep theirs.
  */
 public class RateLimitRulesReloader {
 
@@ -25,10 +28,24 @@ public class RateLimitRulesReloader {
 
 	private final RateLimitRules rules;
 
+	private final List<RateLimitRulesCustomizer> customizers;
+
 	public RateLimitRulesReloader(ConfigurableEnvironment environment, RuleCompiler compiler, RateLimitRules rules) {
+		this(environment, compiler, rules, List.of());
+	}
+
+	/**
+	 * @param environment the environment to bind from
+	 * @param compiler the rule compiler
+	 * @param rules the rules to replace
+	 * @param customizers applied, in this order, to the definitions of every reload
+	 */
+	public RateLimitRulesReloader(ConfigurableEnvironment environment, RuleCompiler compiler, RateLimitRules rules,
+			List<RateLimitRulesCustomizer> customizers) {
 		this.environment = environment;
 		this.compiler = compiler;
 		this.rules = rules;
+		this.customizers = List.copyOf(customizers);
 	}
 
 	/**
@@ -44,6 +61,7 @@ public class RateLimitRulesReloader {
 			RateLimitPropertyNames.checkKnown(this.environment);
 			RateLimitProperties properties = Binder.get(this.environment)
 				.bindOrCreate("ratelimit", Bindable.of(RateLimitProperties.class));
+			this.customizers.forEach((customizer) -> customizer.customize(properties.getRules()));
 			this.rules.replaceConfigured(this.compiler.compile(properties).all());
 			logger.info("Reloaded rate limit rules: " + this.rules.all().stream().map((rule) -> rule.name()).toList());
 			return true;

@@ -10,14 +10,11 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
-import dev.ratelimit.resilience.DenyCache;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.rule.StoreFailureMode;
 import dev.ratelimit.test.MutableClock;
 import dev.ratelimit.test.SwitchableStore;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -46,11 +43,17 @@ class RateLimitMetricsTests {
 
 	private RateLimitMetrics metrics() {
 		RateLimitMetrics metrics = new RateLimitMetrics(this.registry, 0.2, () -> this.limiter.state());
-		this.limiter = new ResilientRateLimiter(new StoreRateLimiter(this.primary),
-				new StoreRateLimiter(new LocalRateLimitStore(1_000, this.clock)), CircuitBreaker.ofDefaults("m"),
-				new DenyCache(100, Duration.ofMillis(10), this.nanos::get),
-				Map.of("api", StoreFailureMode.LOCAL, "shadowed", StoreFailureMode.LOCAL, "open", StoreFailureMode.ALLOW)::get,
-				Duration.ofSeconds(1), this.nanos::get, Duration.ofSeconds(10), metrics);
+		this.limiter = ResilientRateLimiter.builder(this.primary)
+			.fallbackStore(new LocalRateLimitStore(1_000, this.clock))
+			// opens at the first failure (half of the last two calls): who decides is the breaker's state
+			.circuitBreakerConfig((config) -> config.slidingWindowSize(2).minimumNumberOfCalls(2))
+			.denyCacheMaximumEntries(100)
+			.denyCacheMinimumWait(Duration.ofMillis(10))
+			.failureModes(Map.of("api", StoreFailureMode.LOCAL, "shadowed", StoreFailureMode.LOCAL, "open",
+					StoreFailureMode.ALLOW)::get)
+			.nanoTime(this.nanos::get)
+			.listener(metrics)
+			.build();
 		return metrics;
 	}
 

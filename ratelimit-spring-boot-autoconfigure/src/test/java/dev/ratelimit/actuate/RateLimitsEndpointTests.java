@@ -12,6 +12,7 @@ import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.actuate.RateLimitsEndpoint.SubjectDescriptor;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
@@ -78,8 +79,8 @@ class RateLimitsEndpointTests {
 		RateLimitRule rule = new RateLimitRule(policy.name(), RequestMatch.all(), (request) -> request.getRemoteAddr(),
 				policy, Map.of(), null, CostResolver.fixed(1), RuleMode.ENFORCE, StoreFailureMode.LOCAL,
 				RulePhase.BEFORE_AUTHENTICATION);
-		return new RateLimitsEndpoint(new RateLimitRules(List.of(rule)), new StoreRateLimiter(this.store), inspected,
-				RuleOverrideRepository.inMemory(), null, "local");
+		return new RateLimitsEndpoint(new RateLimitRules(List.of(rule)), new StoreRateLimiter(this.store),
+				StoreStatus.local(), inspected, RuleOverrideRepository.inMemory(), null, "local");
 	}
 
 	/** A store on which every call takes one microsecond of the clock, as calls to a real store take time. */

@@ -14,6 +14,7 @@ import dev.ratelimit.aop.RateLimitedAspect;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideSynchronizer;
@@ -74,7 +75,7 @@ class RateLimitAutoConfigurationBackOffTests {
 				bean(CurrentRequest.class, CurrentRequest::none),
 				bean(TopOffenders.class, () -> new TopOffenders(1, java.time.Duration.ofMinutes(1), System::nanoTime)),
 				bean(RateLimitsEndpoint.class,
-						() -> new RateLimitsEndpoint(rules, limiter, store, overrides, null, "mine")));
+						() -> new RateLimitsEndpoint(rules, limiter, StoreStatus.local(), store, overrides, null, "mine")));
 	}
 
 	private static <T> Arguments bean(Class<T> type, Supplier<? extends T> supplier) {

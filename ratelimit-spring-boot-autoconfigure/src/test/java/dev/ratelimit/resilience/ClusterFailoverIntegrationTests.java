@@ -13,7 +13,7 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.StoreState;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
@@ -71,15 +71,18 @@ class ClusterFailoverIntegrationTests {
 				}
 
 			};
-			ResilientRateLimiter limiter = new ResilientRateLimiter(new StoreRateLimiter(store),
-					new StoreRateLimiter(new LocalRateLimitStore(1_000)),
-					CircuitBreaker.of("failover", CircuitBreakerConfig.custom()
-						.minimumNumberOfCalls(5)
-						.slidingWindowSize(20)
-						.waitDurationInOpenState(Duration.ofMillis(500))
-						.build()),
-					null, (name) -> StoreFailureMode.LOCAL, Duration.ofSeconds(1), System::nanoTime,
-					Duration.ofSeconds(10), redisVerdicts);
+			ResilientRateLimiter limiter = ResilientRateLimiter.builder(store)
+				.fallbackStore(new LocalRateLimitStore(1_000))
+				.circuitBreaker(CircuitBreaker.of("failover", CircuitBreakerConfig.custom()
+					.minimumNumberOfCalls(5)
+					.slidingWindowSize(20)
+					.waitDurationInOpenState(Duration.ofMillis(500))
+					.build()))
+				.denyCache(false)
+				.failureModes((name) -> StoreFailureMode.LOCAL)
+				.unavailableRetryAfter(Duration.ofSeconds(1))
+				.listener(redisVerdicts)
+				.build();
 			RateLimitPolicy policy = RateLimitPolicy.of("failover", Algorithm.GCRA, LIMIT, Duration.ofHours(1));
 			RateLimitCheck check = RateLimitCheck.of(policy, "hot");
 			AtomicInteger admitted = new AtomicInteger();

@@ -11,12 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
-import dev.ratelimit.rule.StoreFailureMode;
 import dev.ratelimit.test.redis.LettuceFactories;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -41,11 +38,13 @@ class DenyCacheIntegrationTests {
 		LettuceConnectionFactory factory = LettuceFactories.standalone(redis);
 		RedisClient client = RedisClient.create(redis.uri());
 		try (StatefulRedisConnection<String, String> admin = client.connect()) {
-			ResilientRateLimiter limiter = new ResilientRateLimiter(
-					new StoreRateLimiter(new RedisRateLimitStore(factory, "rl-hot", Duration.ofSeconds(5))),
-					new StoreRateLimiter(new LocalRateLimitStore(100)), CircuitBreaker.ofDefaults("hot"),
-					new DenyCache(1_000, Duration.ofMillis(10), System::nanoTime), (name) -> StoreFailureMode.LOCAL,
-					Duration.ofSeconds(1), System::nanoTime, Duration.ofSeconds(10), RateLimitListener.NONE);
+			ResilientRateLimiter limiter = ResilientRateLimiter
+				.builder(new RedisRateLimitStore(factory, "rl-hot", Duration.ofSeconds(5)))
+				.fallbackStore(new LocalRateLimitStore(100))
+				.circuitBreaker(CircuitBreaker.ofDefaults("hot"))
+				.denyCacheMaximumEntries(1_000)
+				.denyCacheMinimumWait(Duration.ofMillis(10))
+				.build();
 			RateLimitPolicy policy = RateLimitPolicy.of("hot", Algorithm.GCRA, 100, Duration.ofHours(1));
 			admin.sync().configResetstat();
 			AtomicInteger admitted = new AtomicInteger();

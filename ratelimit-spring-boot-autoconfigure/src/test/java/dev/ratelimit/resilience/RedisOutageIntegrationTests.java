@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.function.LongPredicate;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.StoreState;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.test.TcpProxy;
 import dev.ratelimit.test.redis.RedisServerProcess;

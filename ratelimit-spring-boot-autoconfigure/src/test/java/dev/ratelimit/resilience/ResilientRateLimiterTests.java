@@ -3,13 +3,15 @@ package dev.ratelimit.resilience;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.RateLimitStoreException;
+import dev.ratelimit.StoreState;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.StoreFailureMode;
@@ -17,6 +19,8 @@ import dev.ratelimit.test.MutableClock;
 import dev.ratelimit.test.SwitchableStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,10 +55,30 @@ class ResilientRateLimiterTests {
 		.clock(this.clock)
 		.build());
 
-	private final ResilientRateLimiter limiter = new ResilientRateLimiter(new StoreRateLimiter(this.primary),
-			new StoreRateLimiter(new LocalRateLimitStore(1_000, this.clock)), this.breaker,
-			new DenyCache(100, Duration.ofMillis(10), this.nanos::get), this.modes::get, Duration.ofSeconds(2),
-			this.nanos::get, Duration.ofSeconds(10), RateLimitListener.NONE);
+	private final List<StateChange> stateChanges = new CopyOnWriteArrayList<>();
+
+	private final ResilientRateLimiter limiter = ResilientRateLimiter.builder(this.primary)
+		.fallbackStore(new LocalRateLimitStore(1_000, this.clock))
+		.circuitBreaker(this.breaker)
+		.denyCacheMaximumEntries(100)
+		.denyCacheMinimumWait(Duration.ofMillis(10))
+		.failureModes(this.modes::get)
+		.unavailableRetryAfter(Duration.ofSeconds(2))
+		.nanoTime(this.nanos::get)
+		.listener(new RateLimitListener() {
+
+			@Override
+			public void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
+				ResilientRateLimiterTests.this.stateChanges.add(new StateChange(previous, current, cause));
+			}
+
+		})
+		.build();
+
+	@AfterEach
+	void stopProbes() {
+		this.limiter.close();
+	}
 
 	@Test
 	void localRulesAreEnforcedInMemoryWhileTheStoreFails() {
@@ -145,8 +169,88 @@ class ResilientRateLimiterTests {
 		assertThat(this.limiter.denyCache().size()).isZero();
 	}
 
+	@Test
+	void aFailureWhileTheBreakerIsClosedFallsBackForThatRequestOnlyAndTheStoreStillDecides() {
+		for (int i = 0; i < 3; i++) {
+			this.limiter.evaluate(RateLimitCheck.of(this.closed, "before-" + i));
+		}
+		this.primary.setFailing(true);
+		Verdict failed = this.limiter.evaluate(RateLimitCheck.of(this.closed, "a"));
+		assertThat(failed.storeUnavailable()).as("the request whose call failed follows its rule's mode").isTrue();
+		assertThat(this.breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+		assertThat(this.limiter.state()).as("one failure in four calls does not open the breaker")
+			.isEqualTo(StoreState.REDIS);
+		this.primary.setFailing(false);
+		int calls = this.primary.calls();
+		assertThat(this.limiter.evaluate(RateLimitCheck.of(this.closed, "a")).allowed()).isTrue();
+		assertThat(this.primary.calls()).as("the next request asks the store").isEqualTo(calls + 1);
+		assertThat(this.stateChanges).isEmpty();
+	}
+
+	@Test
+	void becomingUnavailableAndRecoveringArePublishedOnceEachTheFirstWithTheFailure() {
+		this.primary.setFailing(true);
+		for (int i = 0; i < 5; i++) {
+			this.limiter.evaluate(RateLimitCheck.of(this.open, "a"));
+		}
+		assertThat(this.stateChanges).singleElement().satisfies((change) -> {
+			assertThat(change.previous()).isEqualTo(StoreState.REDIS);
+			assertThat(change.current()).isEqualTo(StoreState.FALLBACK);
+			assertThat(change.cause()).isInstanceOf(RateLimitStoreException.class).hasMessage("store is down");
+		});
+		this.primary.setFailing(false);
+		this.clock.advance(Duration.ofMillis(201));
+		await(() -> {
+			this.limiter.evaluate(RateLimitCheck.of(this.open, "a"));
+			return this.limiter.state() == StoreState.REDIS;
+		});
+		assertThat(this.stateChanges).hasSize(2).last()
+			.isEqualTo(new StateChange(StoreState.FALLBACK, StoreState.REDIS, null));
+	}
+
+	@Test
+	void whoDecidesIsTheBreakersStateWhoeverMovesIt() {
+		this.breaker.transitionToForcedOpenState();
+		assertThat(this.limiter.state()).isEqualTo(StoreState.FALLBACK);
+		assertThat(this.limiter.circuitState()).isEqualTo(CircuitBreaker.State.FORCED_OPEN);
+		int calls = this.primary.calls();
+		assertThat(this.limiter.evaluate(RateLimitCheck.of(this.closed, "a")).storeUnavailable()).isTrue();
+		assertThat(this.primary.calls()).as("no store call, not even a probe, while forced open").isEqualTo(calls);
+		this.breaker.transitionToDisabledState();
+		assertThat(this.limiter.state()).as("a disabled breaker permits every call").isEqualTo(StoreState.REDIS);
+		assertThat(this.limiter.evaluate(RateLimitCheck.of(this.closed, "a")).allowed()).isTrue();
+		assertThat(this.primary.calls()).isEqualTo(calls + 1);
+		assertThat(this.stateChanges).containsExactly(
+				new StateChange(StoreState.REDIS, StoreState.FALLBACK, null),
+				new StateChange(StoreState.FALLBACK, StoreState.REDIS, null));
+	}
+
+	@Test
+	void aListenerThatFailsOnAStateChangeFailsNoRequest() {
+		try (ResilientRateLimiter failingListener = ResilientRateLimiter.builder(this.primary)
+			.circuitBreaker(this.breaker)
+			.listener(new RateLimitListener() {
+
+				@Override
+				public void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
+					throw new IllegalStateException("listener bug");
+				}
+
+			})
+			.build()) {
+			this.primary.setFailing(true);
+			for (int i = 0; i < 3; i++) {
+				assertThat(failingListener.evaluate(RateLimitCheck.of(this.local, "s" + i)).allowed()).isTrue();
+			}
+			assertThat(failingListener.state()).isEqualTo(StoreState.FALLBACK);
+		}
+	}
+
 	private static void await(java.util.function.BooleanSupplier condition) {
 		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(condition::getAsBoolean);
+	}
+
+	private record StateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
 	}
 
 }

@@ -1,22 +1,18 @@
 package dev.ratelimit.benchmarks.contenders;
 
-import java.time.Clock;
 import java.util.List;
 
-import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.autoconfigure.RateLimitProperties;
-import dev.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import dev.ratelimit.redis.RedisRateLimitStore;
-import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.resilience.ResilientRateLimiter;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * This project's limiter as the starter wires it with default properties: a {@link ResilientRateLimiter} (deny
- * cache, circuit breaker, local fallback) around {@link StoreRateLimiter} over {@link RedisRateLimitStore}, built the
- * way {@code RateLimitRedisAutoConfiguration} builds it from a default {@link RateLimitProperties}, without
+ * cache, circuit breaker, local fallback) around {@code StoreRateLimiter} over {@link RedisRateLimitStore}, built by
+ * {@link ResilientRateLimiter#builder} with its defaults, which are those of {@code ratelimit.*}, without
  * listeners (no metrics). A denial with a
  * wait of at least the deny cache's minimum is answered from memory until the wait ends; every other request pays
  * the deny-cache lookup and the breaker on top of {@link OurContender}'s work.
@@ -32,8 +28,7 @@ public final class OurStarterDefault implements Contender {
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		RedisRateLimitStore store = new RedisRateLimitStore(this.connectionFactory, "rs", Blocking.TIMEOUT);
-		this.limiter = RateLimitRedisAutoConfiguration.resilientRateLimiter(store, new RateLimitProperties(),
-				(name) -> StoreFailureMode.LOCAL, Clock.systemUTC(), RateLimitListener.NONE);
+		this.limiter = ResilientRateLimiter.builder(store).build();
 	}
 
 	@Override

@@ -1,0 +1,76 @@
+package dev.ratelimit.resilience;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+
+/**
+ * The shared store behind its circuit breaker, driven by hand: every call, made with a permission the caller acquired,
+ * is timed and recorded on the breaker as a success or an error (any exception: a bug or an unexpected Lettuce error
+ * counts like a timeout).
+ */
+final class GuardedStore {
+
+	private final RateLimiter store;
+
+	private final CircuitBreaker circuitBreaker;
+
+	private final LongSupplier nanoTime;
+
+	/**
+	 * @param store the limiter over the shared store
+	 * @param circuitBreaker the breaker around it
+	 * @param nanoTime the monotonic time source
+	 */
+	GuardedStore(RateLimiter store, CircuitBreaker circuitBreaker, LongSupplier nanoTime) {
+		this.store = store;
+		this.circuitBreaker = circuitBreaker;
+		this.nanoTime = nanoTime;
+	}
+
+	/**
+	 * Evaluates the checks in the shared store, once the caller has acquired a permission from the breaker.
+	 * @param checks the checks
+	 * @param listener told of the call (its latency and failure)
+	 * @return the store's verdict
+	 * @throws RuntimeException what the store threw, after recording it on the breaker
+	 */
+	Verdict evaluate(List<RateLimitCheck> checks, RateLimitListener listener) {
+		long start = this.nanoTime.getAsLong();
+		Verdict verdict;
+		try {
+			verdict = this.store.evaluate(checks);
+		}
+		catch (RuntimeException ex) {
+			long elapsed = this.nanoTime.getAsLong() - start;
+			this.circuitBreaker.onError(elapsed, TimeUnit.NANOSECONDS, ex);
+			listener.onStoreCall(checks, Duration.ofNanos(elapsed), ex);
+			throw ex;
+		}
+		long elapsed = this.nanoTime.getAsLong() - start;
+		this.circuitBreaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+		listener.onStoreCall(checks, Duration.ofNanos(elapsed), null);
+		return verdict;
+	}
+
+	/**
+	 * Resets a subject in the shared store, bypassing the breaker (an operator's call, which should fail loudly).
+	 * @throws RuntimeException when the shared store cannot be reached
+	 */
+	void reset(RateLimitPolicy policy, String subject) {
+		this.store.reset(policy, subject);
+	}
+
+	CircuitBreaker circuitBreaker() {
+		return this.circuitBreaker;
+	}
+
+}

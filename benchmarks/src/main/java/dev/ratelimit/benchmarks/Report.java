@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.DoubleSupplier;
 
+import dev.ratelimit.benchmarks.contenders.Contender;
 import dev.ratelimit.benchmarks.contenders.Scripts;
 import dev.ratelimit.benchmarks.throughput.EntryResult;
 import dev.ratelimit.benchmarks.throughput.Scenario;
@@ -15,7 +16,9 @@ import dev.ratelimit.benchmarks.throughput.ThroughputBenchmark;
 
 /**
  * Writes {@code docs/benchmarks.md} from the results of one run: summary and targets, setup and method, one table per
- * scenario, the Redis ceiling, memory per key. Every number is printed next to the command that reproduces it.
+ * scenario, the Redis ceiling, memory per key. Every number is printed next to the command that reproduces it. The
+ * goals are data ({@link Target#ISSUE_5}); the clients' names, roles and set-ups come from each contender's
+ * {@link Contender#description() description}, and a scenario's note from the {@link Scenario}.
  */
 public final class Report {
 
@@ -24,11 +27,9 @@ public final class Report {
 
 	private static final String OURS = "ours";
 
-	private static final String STARTER = "ours-starter";
+	private static final String DIAGNOSTIC = "ours-script";
 
 	private static final String IDEAL = "ideal";
-
-	private static final List<String> PEERS = List.of("bucket4j", "redisson", "scg");
 
 	private Report() {
 	}
@@ -88,23 +89,29 @@ public final class Report {
 				+ "default (*starter*: deny cache, circuit breaker). All GCRA. Throughput is the median of the "
 				+ "interleaved rounds (see the method below); *CPU µs/decision* is the JVM's and Redis's CPU time "
 				+ "per decision together, the steadier measure when other processes share the machine.\n\n");
-		out.append("| scenario | | decisions/s | p50 / p99 µs | CPU µs/decision | ÷ ideal client | ÷ bucket4j | "
-				+ "÷ Redisson | ÷ SCG script | reproduce |\n");
-		out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+		List<Contender.Description> peers = results.stream()
+			.flatMap((result) -> result.entries().stream())
+			.map((entry) -> entry.entry().contender().description())
+			.filter((contender) -> contender.role() == Contender.Role.PEER)
+			.distinct()
+			.toList();
+		out.append("| scenario | | decisions/s | p50 / p99 µs | CPU µs/decision |");
+		peers.forEach((peer) -> out.append(" ÷ ").append(peer.shortName()).append(" |"));
+		out.append(" reproduce |\n| --- | --- | ---: | ---: | ---: |");
+		peers.forEach((peer) -> out.append(" ---: |"));
+		out.append(" --- |\n");
 		for (ScenarioResult result : results) {
-			for (String id : List.of(OURS, STARTER)) {
-				Optional<EntryResult> ours = result.entry(id);
-				if (ours.isEmpty()) {
+			for (EntryResult o : result.entries()) {
+				if (!o.entry().highlighted()) {
 					continue;
 				}
-				EntryResult o = ours.get();
 				out.append("| ").append(result.scenario().title()).append(" | ")
-					.append(id.equals(OURS) ? "ours" : "starter").append(" | ").append(Format.count(o.perSecond()));
+					.append(o.entry().shortName()).append(" | ").append(Format.count(o.perSecond()));
 				out.append(" | ").append(Format.micros(o.total().latencyMicros(50))).append(" / ")
 					.append(Format.micros(o.total().latencyMicros(99)));
-				out.append(" | ").append(Format.micros(cpu(o)));
-				for (String other : List.of(IDEAL, "bucket4j", "redisson", "scg")) {
-					out.append(" | ").append(result.entry(other)
+				out.append(" | ").append(Format.micros(o.cpuMicrosPerDecision()));
+				for (Contender.Description peer : peers) {
+					out.append(" | ").append(result.entry(peer.id())
 						.map((e) -> Format.ratio(o.perSecond() / e.perSecond()))
 						.orElse("–"));
 				}
@@ -125,90 +132,8 @@ public final class Report {
 		out.append("*Rounds* is the lowest and highest ratio of one round's throughputs (round k of one against round k "
 				+ "of the other, measured within the same rotation, seconds apart): how far a single comparison on "
 				+ "this machine can move. A target is judged on the median rounds (*measured*).\n\n");
-		out.append("| scenario | goal | measured | | rounds | by CPU cost | ideal client's ratio |\n"
-				+ "| --- | --- | ---: | --- | ---: | ---: | ---: |\n");
-		Optional<ScenarioResult> manyKeys = find(results, "many-keys");
-		manyKeys.ifPresent((r) -> {
-			target(out, r, OURS, IDEAL, 1.0, "1.00x");
-			target(out, r, OURS, "bucket4j", 1.4, ideal(r, "bucket4j"));
-			target(out, r, OURS, "redisson", 4.0, ideal(r, "redisson"));
-		});
-		find(results, "hot-key").ifPresent((r) -> {
-			target(out, r, STARTER, "bucket4j", 8.0, ideal(r, "bucket4j"));
-			target(out, r, STARTER, IDEAL, 5.0, "1.00x");
-			target(out, r, OURS, "bucket4j", 8.0, ideal(r, "bucket4j"));
-		});
-		find(results, "three-rules").ifPresent((r) -> {
-			String bound = "–";
-			Optional<EntryResult> three = r.entry(IDEAL);
-			Optional<EntryResult> one = manyKeys.flatMap((m) -> m.entry(IDEAL));
-			if (three.isPresent() && one.isPresent()) {
-				bound = Format.ratio(three.get().perSecond() / one.get().perSecond()) + " (3 keys ÷ 1 key)";
-			}
-			target(out, r, OURS, "ours-1-rule", 0.8, bound);
-		});
-		find(results, "one-thread").ifPresent((r) -> {
-			Optional<EntryResult> ours = r.entry(OURS);
-			Optional<EntryResult> ideal = r.entry(IDEAL);
-			if (ours.isPresent() && ideal.isPresent()) {
-				double o = ours.get().total().latencyMicros(50);
-				double i = ideal.get().total().latencyMicros(50);
-				out.append("| ").append(r.scenario().title()).append(" | ours p50 ≤ ideal client's p50 + 10 µs | ")
-					.append(Format.micros(o)).append(" µs vs ").append(Format.micros(i)).append(" + 10 µs | ")
-					.append(verdict(o <= i + 10)).append(" | | | |\n");
-			}
-		});
-		out.append('\n');
+		TargetsSection.write(out, Target.ISSUE_5, results);
 		out.append(bounds(results, ceiling));
-	}
-
-	/** Returns the CPU time (JVM and Redis) one decision cost an entry, in microseconds. */
-	private static double cpu(EntryResult entry) {
-		return entry.total().clientMicrosPerRequest() + entry.total().redisMicrosPerRequest();
-	}
-
-	/** Returns the ideal client's throughput divided by another entry's. */
-	private static String ideal(ScenarioResult result, String other) {
-		Optional<EntryResult> ideal = result.entry(IDEAL);
-		Optional<EntryResult> them = result.entry(other);
-		if (ideal.isEmpty() || them.isEmpty()) {
-			return "–";
-		}
-		return Format.ratio(ideal.get().perSecond() / them.get().perSecond());
-	}
-
-	private static void target(StringBuilder out, ScenarioResult result, String subject, String other, double goal,
-			String idealRatio) {
-		Optional<EntryResult> ours = result.entry(subject);
-		Optional<EntryResult> them = result.entry(other);
-		if (ours.isEmpty() || them.isEmpty()) {
-			return;
-		}
-		double ratio = ours.get().perSecond() / them.get().perSecond();
-		String name = other.equals("ours-1-rule") ? "ours with 1 rule" : them.get().entry().label();
-		out.append("| ").append(result.scenario().title()).append(" | ")
-			.append(subject.equals(OURS) ? "ours" : "starter (deny cache)").append(" ≥ ")
-			.append(String.format(Locale.ROOT, "%.1fx", goal)).append(" ").append(name).append(" | ")
-			.append(Format.ratio(ratio)).append(" | ").append(verdict(ratio >= goal)).append(" | ")
-			.append(roundRange(ours.get(), them.get())).append(" | ")
-			.append(Format.ratio(cpu(them.get()) / cpu(ours.get()))).append(" | ").append(idealRatio).append(" |\n");
-	}
-
-	/** Returns the lowest and highest ratio of round k of one entry to round k of another. */
-	private static String roundRange(EntryResult ours, EntryResult them) {
-		int rounds = Math.min(ours.roundRates().size(), them.roundRates().size());
-		double low = Double.MAX_VALUE;
-		double high = 0;
-		for (int k = 0; k < rounds; k++) {
-			double ratio = ours.roundRates().get(k) / them.roundRates().get(k);
-			low = Math.min(low, ratio);
-			high = Math.max(high, ratio);
-		}
-		return (rounds == 0) ? "–" : Format.ratio(low) + "–" + Format.ratio(high);
-	}
-
-	private static String verdict(boolean met) {
-		return met ? "met" : "**missed**";
 	}
 
 	/**
@@ -230,7 +155,7 @@ public final class Report {
 		out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 		for (ScenarioResult result : results) {
 			Optional<EntryResult> ours = result.entry(OURS);
-			Optional<EntryResult> bare = result.entry("ours-script");
+			Optional<EntryResult> bare = result.entry(DIAGNOSTIC);
 			Optional<EntryResult> ideal = result.entry(IDEAL);
 			if (ours.isEmpty() || bare.isEmpty() || ideal.isEmpty()) {
 				continue;
@@ -285,9 +210,14 @@ public final class Report {
 		out.append('\n');
 		out.append("**Clients.** All run in one JVM against the same Redis, each under its own key names:\n\n");
 		out.append("| client | one decision (1 rule) | configuration |\n| --- | --- | --- |\n");
-		results.stream().flatMap((r) -> r.entries().stream()).map((e) -> e.entry()).filter((e) -> e.rules().size() == 1)
-			.map((e) -> e.contender()).distinct().forEach((contender) -> out.append("| ").append(contender.label())
-				.append(" | ").append(contender.method(1)).append(" | ").append(configuration(contender.id()))
+		results.stream()
+			.flatMap((r) -> r.entries().stream())
+			.map((e) -> e.entry())
+			.filter((e) -> e.rules().size() == 1)
+			.map((e) -> e.contender())
+			.distinct()
+			.forEach((contender) -> out.append("| ").append(contender.description().label()).append(" | ")
+				.append(contender.method(1)).append(" | ").append(contender.description().configuration())
 				.append(" |\n"));
 		out.append('\n');
 		out.append(String.format(Locale.ROOT, "**Load.** A closed loop of platform threads, each sending one request, "
@@ -313,27 +243,6 @@ public final class Report {
 				+ "then `jfr print --events jdk.ExecutionSample /tmp/ours.jfr`.\n\n");
 	}
 
-	private static String configuration(String id) {
-		return switch (id) {
-			case "ours" -> "`StoreRateLimiter` over `RedisRateLimitStore` on a default `LettuceConnectionFactory` "
-					+ "(one shared connection); checks built from the subject per request; full `Verdict`";
-			case "ours-starter" -> "what the auto-configuration builds with default properties: "
-					+ "`ResilientRateLimiter` (deny cache: minimum wait 10 ms, 10,000 entries; circuit breaker; local "
-					+ "fallback; no listeners, so no metrics) around the above";
-			case "ours-script" -> "the script this project's store runs for GCRA, alone, run like the ideal client "
-					+ "runs its own: Lettuce, one shared connection, keys and arguments encoded in advance, only the "
-					+ "verdict read";
-			case "ideal" -> "Lettuce, one shared connection; keys and arguments encoded in advance; reply 1/0 only";
-			case "bucket4j" -> "`LettuceBasedProxyManager` on one shared connection; greedy refill, capacity = limit";
-			case "redisson" -> "default single-server config (connection pool); `trySetRate` once per key "
-					+ "beforehand; limiter objects cached";
-			case "scg" -> "its `request_rate_limiter.lua` from the published jar, run through Lettuce (one shared "
-					+ "connection) with the keys and arguments its `RedisRateLimiter` passes; the gateway itself is "
-					+ "not started";
-			default -> "";
-		};
-	}
-
 	/** Returns the section of one scenario: what it shows, its table, the command that reproduces it. */
 	public static String scenarioSection(ScenarioResult result) {
 		Scenario scenario = result.scenario();
@@ -348,8 +257,8 @@ public final class Report {
 		Optional<EntryResult> ours = result.entry(OURS);
 		for (EntryResult entry : result.entries()) {
 			var m = entry.total();
-			boolean isOurs = entry.entry().id().equals(OURS) || entry.entry().id().equals(STARTER);
-			out.append("| ").append(isOurs ? "**" + entry.entry().label() + "**" : entry.entry().label());
+			String label = entry.entry().label();
+			out.append("| ").append(entry.entry().highlighted() ? "**" + label + "**" : label);
 			out.append(" | ").append(entry.entry().method());
 			out.append(" | ").append(Format.count(entry.perSecond())).append(" (").append(Format.count(entry.minRound()))
 				.append("–").append(Format.count(entry.maxRound())).append(")");
@@ -369,19 +278,8 @@ public final class Report {
 			}
 		}
 		out.append('\n');
-		if (scenario.oneRuleReference()) {
-			out.append("The reference row is this project's limiter with only the first rule, measured in the same "
-					+ "rounds; *ours ÷ this* on it is the three-rule throughput as a share of the one-rule "
-					+ "throughput. The peers check the three rules with three calls (not all or nothing: an earlier "
-					+ "rule has consumed when a later one denies); ours and the ideal client decide all three in "
-					+ "one script call.\n\n");
-		}
-		if (scenario.id().equals("hot-key")) {
-			out.append("Every client admits about " + Scenario.HOT_KEY_LIMIT + " requests per second here; the rest "
-					+ "are denials, which is what this scenario measures: the cost of saying no to an abusive client. "
-					+ "The starter's deny cache answers a repeated denial from memory until its wait ends; without "
-					+ "it, every denial is a round trip. *admitted/s* is a little above the limit because each "
-					+ "client's bucket refills its burst while the other clients take their turn.\n\n");
+		if (!scenario.note().isEmpty()) {
+			out.append(scenario.note()).append("\n\n");
 		}
 		return out.toString();
 	}
@@ -444,10 +342,6 @@ public final class Report {
 				+ "(`\"windowStart count\"`).%n",
 				(gcra.memoryUsage() <= 72) ? "met" : "**missed**", gcra.memoryUsage(),
 				(bucket.memoryUsage() <= 96) ? "met" : "**missed**", bucket.memoryUsage()));
-	}
-
-	private static Optional<ScenarioResult> find(List<ScenarioResult> results, String id) {
-		return results.stream().filter((r) -> r.scenario().id().equals(id)).findFirst();
 	}
 
 }

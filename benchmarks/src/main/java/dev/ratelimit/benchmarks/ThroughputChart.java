@@ -58,7 +58,7 @@ public final class ThroughputChart {
 				int length = (int) Math.max(1, Math.round(BAR_AREA * Math.min(entry.perSecond(), scale) / scale));
 				out.append(String.format(Locale.ROOT,
 						"<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>%s</text>%n", LABEL - 8, y + BAR - 4,
-						(id.equals("ours") || id.equals("ours-starter")) ? " font-weight=\"bold\"" : "", escape(entry.entry().label())));
+						entry.entry().highlighted() ? " font-weight=\"bold\"" : "", escape(entry.entry().label())));
 				out.append(String.format(Locale.ROOT,
 						"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n", LABEL, y, length, BAR,
 						COLORS.getOrDefault(id, "#8c959f")));

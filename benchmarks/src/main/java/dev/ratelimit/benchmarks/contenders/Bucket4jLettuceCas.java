@@ -33,13 +33,10 @@ public final class Bucket4jLettuceCas implements Contender {
 	}
 
 	@Override
-	public String id() {
-		return "bucket4j";
-	}
-
-	@Override
-	public String label() {
-		return "bucket4j " + ArtifactVersion.of("com.bucket4j", "bucket4j_jdk17-lettuce") + " (Lettuce, CAS)";
+	public Description description() {
+		String version = ArtifactVersion.of("com.bucket4j", "bucket4j_jdk17-lettuce");
+		return new Description("bucket4j", "bucket4j " + version + " (Lettuce, CAS)", "bucket4j", Role.PEER,
+				"`LettuceBasedProxyManager` on one shared connection; greedy refill, capacity = limit");
 	}
 
 	@Override

@@ -30,13 +30,9 @@ public final class IdealClient implements Contender {
 	}
 
 	@Override
-	public String id() {
-		return "ideal";
-	}
-
-	@Override
-	public String label() {
-		return "ideal client (minimal GCRA script)";
+	public Description description() {
+		return new Description("ideal", "ideal client (minimal GCRA script)", "ideal client", Role.PEER,
+				"Lettuce, one shared connection; keys and arguments encoded in advance; reply 1/0 only");
 	}
 
 	@Override

@@ -35,13 +35,10 @@ public final class OurContender implements Contender {
 	}
 
 	@Override
-	public String id() {
-		return "ours";
-	}
-
-	@Override
-	public String label() {
-		return "ratelimit (this project)";
+	public Description description() {
+		return new Description("ours", "ratelimit (this project)", "ours", Role.THIS_PROJECT,
+				"`StoreRateLimiter` over `RedisRateLimitStore` on a default `LettuceConnectionFactory` (one shared "
+						+ "connection); checks built from the subject per request; full `Verdict`");
 	}
 
 	@Override

@@ -38,13 +38,11 @@ public final class OurScriptBare implements Contender {
 	}
 
 	@Override
-	public String id() {
-		return "ours-script";
-	}
-
-	@Override
-	public String label() {
-		return this.script + " via bare Lettuce (diagnostic)";
+	public Description description() {
+		return new Description("ours-script", this.script + " via bare Lettuce (diagnostic)", "diagnostic",
+				Role.DIAGNOSTIC, "the script this project's store runs for GCRA, alone, run like the ideal client runs "
+						+ "its own: Lettuce, one shared connection, keys and arguments encoded in advance, only the "
+						+ "verdict read");
 	}
 
 	@Override

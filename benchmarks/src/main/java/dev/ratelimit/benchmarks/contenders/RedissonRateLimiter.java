@@ -29,13 +29,11 @@ public final class RedissonRateLimiter implements Contender {
 	}
 
 	@Override
-	public String id() {
-		return "redisson";
-	}
-
-	@Override
-	public String label() {
-		return "Redisson " + ArtifactVersion.of("org.redisson", "redisson") + " RRateLimiter";
+	public Description description() {
+		String version = ArtifactVersion.of("org.redisson", "redisson");
+		return new Description("redisson", "Redisson " + version + " RRateLimiter", "Redisson", Role.PEER,
+				"default single-server config (connection pool); `trySetRate` once per key beforehand; limiter "
+						+ "objects cached");
 	}
 
 	@Override

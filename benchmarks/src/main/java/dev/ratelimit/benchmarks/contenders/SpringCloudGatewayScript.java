@@ -37,14 +37,12 @@ public final class SpringCloudGatewayScript implements Contender {
 	}
 
 	@Override
-	public String id() {
-		return "scg";
-	}
-
-	@Override
-	public String label() {
-		return "Spring Cloud Gateway " + ArtifactVersion.of("org.springframework.cloud", "spring-cloud-gateway-server-webflux")
-				+ " script";
+	public Description description() {
+		String version = ArtifactVersion.of("org.springframework.cloud", "spring-cloud-gateway-server-webflux");
+		return new Description("scg", "Spring Cloud Gateway " + version + " script", "SCG script", Role.PEER,
+				"its `request_rate_limiter.lua` from the published jar, run through Lettuce (one shared connection) "
+						+ "with the keys and arguments its `RedisRateLimiter` passes; the gateway itself is not "
+						+ "started");
 	}
 
 	@Override

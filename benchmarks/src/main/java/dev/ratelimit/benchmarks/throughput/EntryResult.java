@@ -25,6 +25,11 @@ public record EntryResult(Scenario.Entry entry, Measurement total, List<Double> 
 		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	}
 
+	/** Returns the CPU time (benchmark JVM and Redis together) one decision cost, in microseconds. */
+	public double cpuMicrosPerDecision() {
+		return this.total.clientMicrosPerRequest() + this.total.redisMicrosPerRequest();
+	}
+
 	/** Returns the slowest round's decisions per second. */
 	public double minRound() {
 		return this.roundRates.stream().mapToDouble(Double::doubleValue).min().orElse(0);

@@ -271,6 +271,17 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@Test
+	void costsOfTensOfThousandsOfEntriesFitInOneCall() {
+		RateLimitPolicy policy = policy(Algorithm.SLIDING_WINDOW_LOG, RateLimitPolicy.MAX_LOG_LIMIT, Duration.ofHours(1));
+		Decision first = one(policy, 10_000);
+		assertThat(first.allowed()).isTrue();
+		assertThat(first.remaining()).isEqualTo(90_000);
+		Decision all = one(policy, 90_000);
+		assertThat(all.remaining()).isZero();
+		assertThat(one(policy, 1).allowed()).isFalse();
+	}
+
+	@Test
 	void decisionsUseMicrosecondDurations() {
 		RateLimitPolicy policy = policy(Algorithm.GCRA, 3, Duration.ofSeconds(1));
 		Decision decision = one(policy, 1);

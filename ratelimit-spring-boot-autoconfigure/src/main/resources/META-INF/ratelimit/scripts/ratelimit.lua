@@ -41,6 +41,7 @@ local call = redis.call
 local floor = math.floor
 local ceil = math.ceil
 local max = math.max
+local min = math.min
 local fmt = string.format
 local find = string.find
 local sub = string.sub
@@ -276,6 +277,13 @@ local function compute(i, cost)
   error('ratelimit: unknown algorithm ' .. tostring(ARGV[base]))
 end
 
+-- Runs a command on a key with many arguments, at most 1,000 at a time: Lua's unpack fails beyond about 8,000.
+local function inChunks(command, key, args, step)
+  for first = 1, #args, step do
+    call(command, key, unpack(args, first, min(first + step - 1, #args)))
+  end
+end
+
 local function addLogEntries(key, period, liveCount, cost, ttl)
   call('ZREMRANGEBYSCORE', key, '-inf', int(now - period))
   local score = int(now)
@@ -288,7 +296,7 @@ local function addLogEntries(key, period, liveCount, cost, ttl)
     args[#args + 1] = score
     args[#args + 1] = score .. ':' .. n
   end
-  call('ZADD', key, unpack(args))
+  inChunks('ZADD', key, args, 1000)
   call('PEXPIRE', key, px(ttl))
 end
 

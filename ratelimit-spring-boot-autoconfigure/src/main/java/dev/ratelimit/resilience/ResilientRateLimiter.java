@@ -10,10 +10,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
@@ -187,6 +189,45 @@ public class ResilientRateLimiter implements RateLimiter, AutoCloseable {
 	@Override
 	public void close() {
 		this.probes.shutdownNow();
+	}
+
+	/**
+	 * Releases leases in the store that granted them: the fallback memory, and the shared store unless its circuit
+	 * is open (a lease the shared store cannot be told about expires there after its timeout).
+	 */
+	@Override
+	public List<Boolean> release(List<Lease> leases) {
+		return inBothStores(leases, RateLimiter::release);
+	}
+
+	/** Renews leases in the store that granted them, as {@link #release} does. */
+	@Override
+	public List<Boolean> renew(List<Lease> leases) {
+		return inBothStores(leases, RateLimiter::renew);
+	}
+
+	/**
+	 * Applies a lease operation in the fallback memory and, while its circuit is closed, the shared store: a lease
+	 * is held in at most one of them (ids are unique per store), the other answers that it is not held there.
+	 */
+	private List<Boolean> inBothStores(List<Lease> leases,
+			BiFunction<RateLimiter, List<Lease>, List<Boolean>> operation) {
+		if (leases.isEmpty()) {
+			return List.of();
+		}
+		List<Boolean> held = new ArrayList<>(operation.apply(this.fallback, leases));
+		if (this.circuitBreaker.getState() == CircuitBreaker.State.CLOSED) {
+			try {
+				List<Boolean> shared = operation.apply(this.primary, leases);
+				for (int i = 0; i < held.size(); i++) {
+					held.set(i, held.get(i) || shared.get(i));
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not release or renew leases in the shared store; they expire there", ex);
+			}
+		}
+		return held;
 	}
 
 	/**

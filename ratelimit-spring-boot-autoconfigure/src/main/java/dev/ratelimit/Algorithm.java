@@ -24,7 +24,14 @@ public enum Algorithm {
 	LEAKY_BUCKET(5, true),
 
 	/** Generic cell rate algorithm: one timestamp per key, smooth spacing of {@code period / limit}, bursts of {@code burst}. */
-	GCRA(6, true);
+	GCRA(6, true),
+
+	/**
+	 * Caps the requests of one key in flight at once at {@code limit}, across every instance sharing the store: each
+	 * admitted request holds a {@link Lease} until it is released, or until the lease timeout (the policy's
+	 * {@code period}) has passed without a renewal.
+	 */
+	CONCURRENCY(7, false);
 
 	private final int scriptId;
 

@@ -3,8 +3,16 @@ package dev.ratelimit;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The answer of one check.
+ * <p>
+ * For a {@link Algorithm#CONCURRENCY concurrency} check, {@code limit} is the cap of units in flight,
+ * {@code remaining} the free slots, {@code resetAfter} the time until the earliest held lease expires (zero when none
+ * is held), and {@code retryAfter} of a denial a suggested wait, not a promise (slots are freed by releases, which no
+ * store can foresee): the time until enough held leases expire to make room, at least 1 ms and at most 1 s. An
+ * admitted request's decision carries the {@link #lease() lease} it holds.
  *
  * @param allowed whether the check admits the request on its own
  * @param limit the policy's limit per period
@@ -12,8 +20,13 @@ import java.time.temporal.ChronoUnit;
  * @param resetAfter time until the subject's quota is fully restored
  * @param retryAfter time until a request of the same cost could be admitted: {@link Duration#ZERO} exactly when
  * allowed, {@link #NEVER} when the cost exceeds what the policy can ever admit
+ * @param lease the lease that an admitted request holds under a concurrency check, to release when it ends; else
+ * {@code null}
+ * @param reclaimed expired lease slots (of crashed instances, or of requests that outlived the lease timeout) that
+ * this check's admission removed, or that a peek's admission would remove; 0 for the other algorithms
  */
-public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
+public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
+		@Nullable Lease lease, long reclaimed) {
 
 	/** The {@link #retryAfter()} of a cost the policy can never admit. */
 	public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
@@ -25,6 +38,17 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 		if (allowed != retryAfter.isZero()) {
 			throw new IllegalArgumentException("retryAfter must be zero exactly when allowed");
 		}
+		if (lease != null && !allowed) {
+			throw new IllegalArgumentException("only an allowing check holds a lease");
+		}
+		if (reclaimed < 0) {
+			throw new IllegalArgumentException("reclaimed must not be negative");
+		}
+	}
+
+	/** Creates a decision that holds no lease. */
+	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
+		this(allowed, limit, remaining, resetAfter, retryAfter, null, 0);
 	}
 
 	/**
@@ -35,6 +59,17 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 			long retryAfterMicros) {
 		Duration retryAfter = (retryAfterMicros < 0) ? NEVER : Duration.of(retryAfterMicros, ChronoUnit.MICROS);
 		return new Decision(allowed, limit, remaining, Duration.of(resetAfterMicros, ChronoUnit.MICROS), retryAfter);
+	}
+
+	/**
+	 * Returns a copy with the given lease and count of reclaimed slots.
+	 * @param lease the lease held, or {@code null}
+	 * @param reclaimed the expired slots reclaimed
+	 * @return the decision
+	 */
+	public Decision withLease(@Nullable Lease lease, long reclaimed) {
+		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfter, this.retryAfter, lease,
+				reclaimed);
 	}
 
 	/** Returns whether the cost of the request exceeds what the policy can ever admit. */

@@ -36,6 +36,14 @@ public record RateLimitCheck(RateLimitPolicy policy, String subject, long cost, 
 		return new RateLimitCheck(policy, subject, cost, false);
 	}
 
+	/**
+	 * Returns whether this check acquires a {@link Lease} when the request is admitted: a concurrency check of cost
+	 * &gt; 0.
+	 */
+	public boolean acquiresLease() {
+		return this.policy.algorithm() == Algorithm.CONCURRENCY && this.cost > 0;
+	}
+
 	/** Returns whether this check can deny the request. */
 	public boolean enforced() {
 		return !this.shadow;

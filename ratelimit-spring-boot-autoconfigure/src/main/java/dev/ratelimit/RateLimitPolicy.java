@@ -12,15 +12,19 @@ import java.util.regex.Pattern;
  * algorithms have no burst and reject one. {@code spreadWindows} offsets each key's
  * {@link Algorithm#FIXED_WINDOW fixed window} by a hash of the key so that clients do not all reset at once.
  * <p>
+ * A {@link Algorithm#CONCURRENCY concurrency} policy ({@link #concurrency}) admits at most {@code limit} units in
+ * flight at once; it has no period, and its {@code period} is the lease timeout instead: how long an admitted
+ * request holds its slots unless it releases or renews them first.
+ * <p>
  * Values are bounded so that every intermediate value of the maths stays below 2<sup>53</sup> microseconds, the
- * range in which Lua's numbers are exact integers: period from 1 ms to 366 days, at most one unit per microsecond,
- * capacity &times; interval at most 10<sup>15</sup> µs, and at most 100,000 for the sliding log (one Redis entry
- * per unit).
+ * range in which Lua's numbers are exact integers: period (or lease timeout) from 1 ms to 366 days, at most one unit
+ * per microsecond, capacity &times; interval at most 10<sup>15</sup> µs, and at most 100,000 for the sliding log and
+ * the concurrency limit (one Redis entry per unit).
  *
  * @param name the rule name, 1 to 32 characters of {@code [A-Za-z0-9._-]}; part of every Redis key
  * @param algorithm the algorithm
- * @param limit units admitted per period, at least 1
- * @param period the period
+ * @param limit units admitted per period, at least 1 (for a concurrency policy: units in flight at once)
+ * @param period the period (for a concurrency policy: the lease timeout)
  * @param burst the bucket capacity, or 0 for the default ({@code limit})
  * @param spreadWindows whether fixed windows start at a per-key offset
  */
@@ -45,14 +49,18 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 		if (limit < 1) {
 			throw new InvalidPolicyException(Field.LIMIT, "limit must be at least 1 but was " + limit);
 		}
+		boolean concurrency = algorithm == Algorithm.CONCURRENCY;
+		Field periodField = concurrency ? Field.LEASE_TIMEOUT : Field.PERIOD;
 		if (period.isZero() || period.isNegative()) {
-			throw new InvalidPolicyException(Field.PERIOD, "period must be positive but was " + period);
+			throw new InvalidPolicyException(periodField, periodField.propertyName() + " must be positive but was "
+					+ period);
 		}
 		if (period.compareTo(Duration.ofMillis(1)) < 0 || period.compareTo(MAX_PERIOD) > 0) {
-			throw new InvalidPolicyException(Field.PERIOD, "period must be between 1ms and 366d but was " + period);
+			throw new InvalidPolicyException(periodField, periodField.propertyName() + " must be between 1ms and 366d"
+					+ " but was " + period);
 		}
 		long periodMicros = toMicros(period);
-		if (limit > periodMicros) {
+		if (!concurrency && limit > periodMicros) {
 			throw new InvalidPolicyException(Field.LIMIT, "limit " + limit + " per " + period
 					+ " is more than one per microsecond; use a longer period");
 		}
@@ -70,6 +78,10 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 			throw new InvalidPolicyException(Field.LIMIT, "sliding-window-log keeps one entry per unit, so its limit must"
 					+ " be at most " + MAX_LOG_LIMIT + " but was " + limit
 					+ "; use sliding-window-counter or gcra for large limits");
+		}
+		if (concurrency && limit > MAX_LOG_LIMIT) {
+			throw new InvalidPolicyException(Field.LIMIT, "concurrency keeps one entry per unit in flight, so its limit"
+					+ " must be at most " + MAX_LOG_LIMIT + " but was " + limit);
 		}
 		long capacity = (burst > 0) ? burst : limit;
 		long interval = ceilDiv(periodMicros, limit);
@@ -98,6 +110,30 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	/** Creates a policy of {@code limit} per {@code period} with the default burst. */
 	public static RateLimitPolicy of(String name, Algorithm algorithm, long limit, Duration period) {
 		return new RateLimitPolicy(name, algorithm, limit, period, 0, false);
+	}
+
+	/**
+	 * Creates a concurrency policy: at most {@code limit} units in flight at once, each admitted request holding a
+	 * {@link Lease} for at most {@code leaseTimeout} unless it renews it.
+	 * @param name the rule name
+	 * @param limit the most units in flight at once
+	 * @param leaseTimeout how long a lease is held without a renewal, from 1 ms to 366 days
+	 * @return the policy
+	 */
+	public static RateLimitPolicy concurrency(String name, long limit, Duration leaseTimeout) {
+		return new RateLimitPolicy(name, Algorithm.CONCURRENCY, limit, leaseTimeout, 0, false);
+	}
+
+	/**
+	 * Returns the lease timeout of a concurrency policy: how long an admitted request holds its slots without a
+	 * renewal (its {@code period}).
+	 * @throws IllegalStateException when this is not a concurrency policy
+	 */
+	public Duration leaseTimeout() {
+		if (this.algorithm != Algorithm.CONCURRENCY) {
+			throw new IllegalStateException(this.algorithm.configName() + " has no lease timeout");
+		}
+		return this.period;
 	}
 
 	/** Returns a copy with the given burst (bucket capacity). */
@@ -149,7 +185,10 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 		BURST("burst"),
 
 		/** Whether fixed windows are spread. */
-		SPREAD_WINDOWS("spread-windows");
+		SPREAD_WINDOWS("spread-windows"),
+
+		/** The lease timeout of a concurrency policy (its period). */
+		LEASE_TIMEOUT("lease-timeout");
 
 		private final String propertyName;
 

@@ -12,7 +12,12 @@ import java.util.List;
  * <li>the checks passed to one call have distinct (policy name, subject) pairs ({@link RateLimiter} merges
  * duplicates);</li>
  * <li>{@link #peek} returns exactly the decisions that {@link #evaluate} would return at that moment, and writes
- * nothing: no quota consumed, no state created, no expiry changed.</li>
+ * nothing: no quota consumed, no state created, no expiry changed (a peek acquires no lease, so its decisions carry
+ * none);</li>
+ * <li>a {@link Algorithm#CONCURRENCY concurrency} check that admits a request of cost &gt; 0 acquires a {@link Lease}
+ * in the same atomic step as the other checks consume (a denied request holds no lease, and a request denied by a
+ * concurrency check consumes nothing elsewhere); expired leases are reclaimed by the next admission. {@link #release}
+ * and {@link #renew} act on leases one by one.</li>
  * </ul>
  * The contract is verified by one shared test suite run against every implementation.
  */
@@ -33,6 +38,31 @@ public interface RateLimitStore {
 	 * @return one decision per check, in order
 	 */
 	List<Decision> peek(List<RateLimitCheck> checks);
+
+	/**
+	 * Releases leases: each stops counting at once. Idempotent: a lease that is no longer held (released before,
+	 * expired, reclaimed, or never granted by this store) is left as it is and answers {@code false}.
+	 * <p>
+	 * The default suits a store that grants no leases: it fails for any lease.
+	 * @param leases the leases
+	 * @return for each lease, whether it was held until this call
+	 */
+	default List<Boolean> release(List<Lease> leases) {
+		return NoLeases.operate(this, leases);
+	}
+
+	/**
+	 * Renews leases: each one still held expires a whole lease timeout from now (never earlier than it would have).
+	 * A lease that is no longer held is not taken again (its slots may be someone else's by now) and answers
+	 * {@code false}.
+	 * <p>
+	 * The default suits a store that grants no leases: it fails for any lease.
+	 * @param leases the leases
+	 * @return for each lease, whether it is held and renewed
+	 */
+	default List<Boolean> renew(List<Lease> leases) {
+		return NoLeases.operate(this, leases);
+	}
 
 	/**
 	 * Forgets the state of one subject under one policy, restoring its full quota.

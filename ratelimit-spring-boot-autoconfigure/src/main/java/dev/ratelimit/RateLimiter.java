@@ -21,6 +21,29 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Releases the leases of a request that ended ({@link Verdict#leases()}); see {@link RateLimitStore#release}.
+	 * Call it once however the request ends (completed, failed, timed out); a second call is harmless.
+	 * <p>
+	 * The default suits a limiter that grants no leases: it fails for any lease.
+	 * @param leases the leases
+	 * @return for each lease, whether it was held until this call ({@code false}: it had expired or was released)
+	 */
+	default List<Boolean> release(List<Lease> leases) {
+		return NoLeases.operate(this, leases);
+	}
+
+	/**
+	 * Renews the leases of a request that runs longer than their lease timeout; see {@link RateLimitStore#renew}.
+	 * <p>
+	 * The default suits a limiter that grants no leases: it fails for any lease.
+	 * @param leases the leases
+	 * @return for each lease, whether it is held and renewed
+	 */
+	default List<Boolean> renew(List<Lease> leases) {
+		return NoLeases.operate(this, leases);
+	}
+
+	/**
 	 * Forgets a subject's state under a policy everywhere this limiter keeps it, restoring its full quota.
 	 * @param policy the policy
 	 * @param subject the subject

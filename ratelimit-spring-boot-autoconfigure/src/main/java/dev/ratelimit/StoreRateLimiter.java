@@ -82,6 +82,16 @@ public class StoreRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public List<Boolean> release(List<Lease> leases) {
+		return leases.isEmpty() ? List.of() : this.store.release(leases);
+	}
+
+	@Override
+	public List<Boolean> renew(List<Lease> leases) {
+		return leases.isEmpty() ? List.of() : this.store.renew(leases);
+	}
+
+	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
 		this.store.reset(policy, subject);
 	}

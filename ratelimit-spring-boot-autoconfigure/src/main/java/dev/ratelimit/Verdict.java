@@ -86,6 +86,27 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boo
 		return candidate.resetAfter().compareTo(best.resetAfter()) > 0;
 	}
 
+	/**
+	 * Returns the leases this request holds (under its concurrency checks), each once: release them with
+	 * {@link RateLimiter#release} when the request ends, however it ends. Empty when the request holds none, as a
+	 * denied request normally does (a Redis Cluster refund that failed leaves the leases it could not release here).
+	 */
+	public List<Lease> leases() {
+		List<Lease> leases = null;
+		for (Decision decision : this.decisions) {
+			Lease lease = decision.lease();
+			if (lease != null) {
+				if (leases == null) {
+					leases = new ArrayList<>(1);
+				}
+				if (!leases.contains(lease)) {
+					leases.add(lease);
+				}
+			}
+		}
+		return (leases != null) ? List.copyOf(leases) : List.of();
+	}
+
 	/** Returns the longest wait among the enforced checks that denied, or zero when allowed. */
 	public Duration retryAfter() {
 		return deniedIndexes().stream()

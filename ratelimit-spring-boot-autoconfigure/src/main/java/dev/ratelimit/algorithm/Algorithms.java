@@ -11,12 +11,24 @@ public final class Algorithms {
 	}
 
 	/**
-	 * Returns the algorithm for a policy and one subject (the subject matters only for spread fixed windows).
+	 * Returns the algorithm for a policy and one subject (the subject matters only for spread fixed windows). A
+	 * concurrency limit gets the lease id {@code ""}: enough to inspect and peek, not to acquire.
 	 * @param policy the policy
 	 * @param subject the subject
 	 * @return the algorithm
 	 */
 	public static LimitAlgorithm<?> of(RateLimitPolicy policy, String subject) {
+		return of(policy, subject, "");
+	}
+
+	/**
+	 * Returns the algorithm for a policy and one subject, with the lease id that a concurrency limit acquires under.
+	 * @param policy the policy
+	 * @param subject the subject
+	 * @param leaseId the lease id of the request (ignored by the other algorithms)
+	 * @return the algorithm
+	 */
+	public static LimitAlgorithm<?> of(RateLimitPolicy policy, String subject, String leaseId) {
 		return switch (policy.algorithm()) {
 			case FIXED_WINDOW -> new FixedWindow(policy.periodMicros(), policy.limit(), windowOffset(policy, subject));
 			case SLIDING_WINDOW_LOG -> new SlidingWindowLog(policy.periodMicros(), policy.limit());
@@ -24,6 +36,7 @@ public final class Algorithms {
 			case TOKEN_BUCKET -> new TokenBucket(policy.intervalMicros(), policy.capacity());
 			case LEAKY_BUCKET -> new LeakyBucket(policy.intervalMicros(), policy.capacity());
 			case GCRA -> new Gcra(policy.intervalMicros(), policy.capacity());
+			case CONCURRENCY -> new Concurrency(policy.periodMicros(), policy.limit(), leaseId);
 		};
 	}
 

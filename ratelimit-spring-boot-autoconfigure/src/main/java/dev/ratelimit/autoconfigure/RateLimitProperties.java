@@ -432,19 +432,26 @@ public class RateLimitProperties {
 		private String key = "ip";
 
 		/**
-		 * Algorithm: gcra, token-bucket, leaky-bucket, fixed-window, sliding-window-log or sliding-window-counter.
+		 * Algorithm: gcra, token-bucket, leaky-bucket, fixed-window, sliding-window-log, sliding-window-counter or
+		 * concurrency.
 		 */
 		private Algorithm algorithm = Algorithm.GCRA;
 
 		/**
-		 * Requests (units of cost) admitted per period.
+		 * Requests (units of cost) admitted per period; for concurrency, in flight at once.
 		 */
 		private @Nullable Long limit;
 
 		/**
-		 * Length of the period the limit applies to.
+		 * Length of the period the limit applies to (not for concurrency).
 		 */
 		private @Nullable Duration period;
+
+		/**
+		 * Longest time a request holds its concurrency slot unless it renews it; then the slot is reclaimed, as after
+		 * a crash (concurrency only).
+		 */
+		private @Nullable Duration leaseTimeout = Duration.ofSeconds(60);
 
 		/**
 		 * Bucket capacity of gcra, token-bucket and leaky-bucket: how many units may arrive at once (default: the
@@ -524,6 +531,14 @@ public class RateLimitProperties {
 
 		public void setPeriod(@Nullable Duration period) {
 			this.period = period;
+		}
+
+		public @Nullable Duration getLeaseTimeout() {
+			return this.leaseTimeout;
+		}
+
+		public void setLeaseTimeout(@Nullable Duration leaseTimeout) {
+			this.leaseTimeout = leaseTimeout;
 		}
 
 		public @Nullable Long getBurst() {

@@ -125,9 +125,15 @@ public final class RuleCompiler {
 					"Rename the rule");
 		}
 		Algorithm algorithm = rule.getAlgorithm();
-		Duration period = rule.getPeriod();
+		if (algorithm == Algorithm.CONCURRENCY && rule.getPeriod() != null) {
+			throw new InvalidRateLimitRuleException(prefix + ".period", "concurrency has no period",
+					"Remove it; lease-timeout bounds how long a request holds its slot");
+		}
+		Duration period = (algorithm == Algorithm.CONCURRENCY) ? rule.getLeaseTimeout() : rule.getPeriod();
 		if (period == null) {
-			throw new InvalidRateLimitRuleException(prefix + ".period", "the period is missing", fixOf(Field.PERIOD));
+			Field missing = (algorithm == Algorithm.CONCURRENCY) ? Field.LEASE_TIMEOUT : Field.PERIOD;
+			throw new InvalidRateLimitRuleException(prefix + "." + missing.propertyName(),
+					"the " + missing.propertyName().replace('-', ' ') + " is missing", fixOf(missing));
 		}
 		long limit = required(prefix + ".limit", rule.getLimit(), fixOf(Field.LIMIT));
 		Long burst = rule.getBurst();
@@ -205,6 +211,7 @@ public final class RuleCompiler {
 			case BURST -> "Set it to how many requests may arrive at once (gcra, token-bucket or leaky-bucket only),"
 					+ " or remove it";
 			case SPREAD_WINDOWS -> "Remove it or use algorithm fixed-window";
+			case LEASE_TIMEOUT -> "Set it to the longest a request may hold its slot, between 1ms and 366d, e.g. 30s";
 		};
 	}
 
@@ -228,7 +235,9 @@ public final class RuleCompiler {
 		}
 		RateLimitPolicy policy = compiled.policy();
 		line.append(", key ").append(rule.getKey().trim()).append(", ").append(policy.algorithm().configName())
-			.append(' ').append(policy.limit()).append(" per ").append(Periods.format(policy.period()));
+			.append(' ').append(policy.limit())
+			.append((policy.algorithm() == Algorithm.CONCURRENCY) ? " in flight, lease timeout " : " per ")
+			.append(Periods.format(policy.period()));
 		if (policy.algorithm().usesBurst() && policy.capacity() != policy.limit()) {
 			line.append(" (burst ").append(policy.capacity()).append(')');
 		}

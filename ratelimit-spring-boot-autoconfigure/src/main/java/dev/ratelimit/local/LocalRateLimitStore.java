@@ -9,15 +9,19 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import dev.ratelimit.Decision;
+import dev.ratelimit.Lease;
+import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.algorithm.Algorithms;
+import dev.ratelimit.algorithm.Concurrency;
 import dev.ratelimit.algorithm.LimitAlgorithm;
 import dev.ratelimit.algorithm.Outcome;
 import dev.ratelimit.key.Subjects;
@@ -30,12 +34,17 @@ import org.jspecify.annotations.Nullable;
  * starts afresh) and vanish when the algorithm no longer needs them. Each entry has its own lock; a request locks the
  * entries of its checks in key order (so two requests can never wait on each other in a cycle), computes every check,
  * and writes only when the request is admitted. Requests on different keys never contend.
+ * <p>
+ * A concurrency check keeps its leases in its entry, which expires with the latest of them; an admitted request's
+ * leases are named by one id from the store's lease id generator.
  */
 public class LocalRateLimitStore implements RateLimitStore {
 
 	private final Cache<String, Entry> entries;
 
 	private final LongSupplier nowMicros;
+
+	private final Supplier<String> leaseIds;
 
 	/**
 	 * Creates a store on the system clock.
@@ -51,6 +60,17 @@ public class LocalRateLimitStore implements RateLimitStore {
 	 * @param clock the clock
 	 */
 	public LocalRateLimitStore(long maximumEntries, Clock clock) {
+		this(maximumEntries, clock, LeaseIds.random());
+	}
+
+	/**
+	 * Creates a store on the given clock whose leases get their ids from the given generator.
+	 * @param maximumEntries the most subjects kept
+	 * @param clock the clock
+	 * @param leaseIds the lease id generator: unique ids (the same sequence in two stores gives them the same ids)
+	 */
+	public LocalRateLimitStore(long maximumEntries, Clock clock, Supplier<String> leaseIds) {
+		this.leaseIds = leaseIds;
 		this.nowMicros = () -> {
 			Instant now = clock.instant();
 			return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
@@ -78,6 +98,7 @@ public class LocalRateLimitStore implements RateLimitStore {
 	}
 
 	private List<Decision> decide(List<RateLimitCheck> checks, boolean commit) {
+		String leaseId = (commit && checks.stream().anyMatch(RateLimitCheck::acquiresLease)) ? this.leaseIds.get() : "";
 		int n = checks.size();
 		String[] keys = new String[n];
 		for (int i = 0; i < n; i++) {
@@ -110,7 +131,7 @@ public class LocalRateLimitStore implements RateLimitStore {
 					for (int j = 0; j < n; j++) {
 						byCheck[lockOrder[j]] = locked[j];
 					}
-					return decideLocked(checks, keys, byCheck, commit);
+					return decideLocked(checks, keys, byCheck, commit, leaseId);
 				}
 			}
 			finally {
@@ -132,17 +153,22 @@ public class LocalRateLimitStore implements RateLimitStore {
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private List<Decision> decideLocked(List<RateLimitCheck> checks, String[] keys, Entry[] entries, boolean commit) {
+	private List<Decision> decideLocked(List<RateLimitCheck> checks, String[] keys, Entry[] entries, boolean commit,
+			String leaseId) {
 		long now = this.nowMicros.getAsLong();
 		int n = checks.size();
 		Outcome<?>[] outcomes = new Outcome<?>[n];
 		LimitAlgorithm[] algorithms = new LimitAlgorithm[n];
+		long[] reclaimable = new long[n];
 		boolean admitted = true;
 		for (int i = 0; i < n; i++) {
 			RateLimitCheck check = checks.get(i);
-			algorithms[i] = Algorithms.of(check.policy(), check.subject());
+			algorithms[i] = Algorithms.of(check.policy(), check.subject(), leaseId);
 			outcomes[i] = algorithms[i].apply(entries[i].state, now, check.cost());
 			admitted &= check.shadow() || outcomes[i].allowed();
+			if (algorithms[i] instanceof Concurrency concurrency) {
+				reclaimable[i] = concurrency.reclaimable((Concurrency.State) entries[i].state, now);
+			}
 		}
 		List<Decision> decisions = new ArrayList<>(n);
 		for (int i = 0; i < n; i++) {
@@ -156,10 +182,72 @@ public class LocalRateLimitStore implements RateLimitStore {
 				entries[i].expiresAtMicros = now + outcome.ttlMicros();
 				this.entries.asMap().replace(keys[i], entries[i], entries[i]);
 			}
-			decisions.add(Decision.ofMicros(outcome.allowed(), check.policy().limit(), outcome.remaining(),
-					outcome.resetAfterMicros(), outcome.retryAfterMicros()));
+			Decision decision = Decision.ofMicros(outcome.allowed(), check.policy().limit(), outcome.remaining(),
+					outcome.resetAfterMicros(), outcome.retryAfterMicros());
+			if (admitted && outcome.allowed() && check.acquiresLease()) {
+				decision = decision.withLease(commit ? new Lease(check.policy(), check.subject(), leaseId, check.cost())
+						: null, reclaimable[i]);
+			}
+			decisions.add(decision);
 		}
 		return decisions;
+	}
+
+	@Override
+	public List<Boolean> release(List<Lease> leases) {
+		return changeLeases(leases, false);
+	}
+
+	@Override
+	public List<Boolean> renew(List<Lease> leases) {
+		return changeLeases(leases, true);
+	}
+
+	private List<Boolean> changeLeases(List<Lease> leases, boolean renew) {
+		List<Boolean> held = new ArrayList<>(leases.size());
+		for (Lease lease : leases) {
+			held.add(changeLease(lease, renew));
+		}
+		return held;
+	}
+
+	/** Releases or renews one lease under its entry's lock; a lease without an entry is not held. */
+	private boolean changeLease(Lease lease, boolean renew) {
+		String key = key(lease.policy(), lease.subject());
+		while (true) {
+			Entry entry = live(key, false);
+			if (entry == null) {
+				return false;
+			}
+			entry.lock.lock();
+			try {
+				if (live(key, false) != entry) {
+					// evicted or expired before we locked it: look again
+					continue;
+				}
+				if (!(entry.state instanceof Concurrency.State state)) {
+					return false;
+				}
+				long now = this.nowMicros.getAsLong();
+				Concurrency concurrency = (Concurrency) Algorithms.of(lease.policy(), lease.subject(), lease.id());
+				Concurrency.Change change = renew ? concurrency.renew(state, now, lease.slots())
+						: concurrency.release(state, now, lease.slots());
+				if (change.state() != state) {
+					entry.state = change.state();
+					entry.expiresAtMicros = now + change.ttlMicros();
+					if (change.state() != null) {
+						this.entries.asMap().replace(key, entry, entry);
+					}
+					else {
+						this.entries.asMap().remove(key, entry);
+					}
+				}
+				return change.held();
+			}
+			finally {
+				entry.lock.unlock();
+			}
+		}
 	}
 
 	@Override
@@ -172,9 +260,15 @@ public class LocalRateLimitStore implements RateLimitStore {
 		return this.entries.estimatedSize();
 	}
 
-	/** Returns whether an entry exists for a subject under a policy (for tests), without touching it. */
+	/** Returns whether a state is held for a subject under a policy (for tests), without touching it. */
 	boolean holds(RateLimitPolicy policy, String subject) {
-		return live(key(policy, subject), false) != null;
+		return state(policy, subject) != null;
+	}
+
+	/** Returns the state held for a subject under a policy (for tests), without touching it. */
+	@Nullable Object state(RateLimitPolicy policy, String subject) {
+		Entry entry = live(key(policy, subject), false);
+		return (entry != null) ? entry.state : null;
 	}
 
 	private static String key(RateLimitPolicy policy, String subject) {

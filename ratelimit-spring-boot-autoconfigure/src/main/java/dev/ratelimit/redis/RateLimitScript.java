@@ -1,40 +1,31 @@
 package dev.ratelimit.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
+import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.algorithm.Algorithms;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A rate limit script under {@code META-INF/ratelimit/scripts/}: its arguments, its reply, and running it by SHA with a
- * fallback to the full text when Redis does not know it yet ({@code NOSCRIPT}, e.g. after a restart or failover).
- * {@code ratelimit.lua} evaluates, peeks at and refunds every algorithm; {@code gcra.lua} is its fast path for
- * evaluating calls whose checks are all GCRA, with the same arguments and reply.
+ * A rate limit script: its arguments and its reply. {@code ratelimit.lua} evaluates, peeks at and refunds every
+ * algorithm; {@code gcra.lua} is its fast path for evaluating calls whose checks are all GCRA, with the same arguments
+ * and reply.
  */
 final class RateLimitScript {
 
 	static final String GENERAL = "META-INF/ratelimit/scripts/ratelimit.lua";
 
 	static final String GCRA = "META-INF/ratelimit/scripts/gcra.lua";
-
-	private final String location;
 
 	/** Encoded policy arguments; policies come from configuration and overrides, so this stays small. */
 	private final Map<RateLimitPolicy, byte[][]> policyArguments = new ConcurrentHashMap<>();
@@ -47,14 +38,10 @@ final class RateLimitScript {
 
 	private static final byte[] ONE = ascii(1);
 
-	private final byte[] source;
-
-	private final String sha;
+	private final LuaScript script;
 
 	RateLimitScript(String location) {
-		this.location = location;
-		this.source = load(location);
-		this.sha = sha1Hex(this.source);
+		this.script = new LuaScript(location);
 	}
 
 	/** The reply of one script call. */
@@ -90,9 +77,11 @@ final class RateLimitScript {
 	 * @param checks the checks
 	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
 	 * @param mode evaluate, peek or refund ({@code gcra.lua} only evaluates)
+	 * @param leaseId the id of the leases that the concurrency checks acquire (or, for a refund, acquired); may be
+	 * {@code ""} when none does
 	 */
-	CompletionStage<Reply> run(RedisScriptingAsyncCommands<byte[], byte[]> commands, byte[][] keys,
-			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode) {
+	CompletableFuture<Reply> run(RedisScriptingAsyncCommands<byte[], byte[]> commands, byte[][] keys,
+			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode, String leaseId) {
 		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks.size()][];
 		args[0] = (explicitNowMicros != null) ? ascii(explicitNowMicros) : EMPTY;
 		args[1] = mode.argument;
@@ -108,47 +97,54 @@ final class RateLimitScript {
 			args[base] = constant[0];
 			args[base + 1] = constant[1];
 			args[base + 2] = constant[2];
-			args[base + 3] = policy.spreadWindows() ? ascii(Algorithms.windowOffset(policy, check.subject())) : ZERO;
+			args[base + 3] = thirdArgument(check, leaseId);
 			args[base + 4] = (check.cost() == 1) ? ONE : ascii(check.cost());
 			args[base + 5] = check.shadow() ? ONE : ZERO;
 		}
-		CompletableFuture<List<Object>> reply = commands.<List<Object>>evalsha(this.sha, ScriptOutputType.MULTI, keys, args)
-			.toCompletableFuture()
-			.exceptionallyCompose((ex) -> isNoScript(ex)
-					? commands.<List<Object>>eval(this.source, ScriptOutputType.MULTI, keys, args).toCompletableFuture()
-					: CompletableFuture.failedFuture(ex));
-		return reply.thenApply((values) -> parse(values, checks));
+		return this.script.run(commands, keys, args).thenApply((values) -> parse(values, checks, mode, leaseId));
 	}
 
 	/** Loads the script into Redis ({@code SCRIPT LOAD}), so that the next calls need no {@code EVAL} fallback. */
 	CompletableFuture<String> load(RedisScriptingAsyncCommands<byte[], byte[]> commands) {
-		return commands.scriptLoad(this.source).toCompletableFuture();
+		return this.script.load(commands);
 	}
 
-	private static Reply parse(List<Object> values, List<RateLimitCheck> checks) {
-		List<Decision> decisions = new ArrayList<>(checks.size());
-		for (int i = 0; i < checks.size(); i++) {
-			int base = 2 + 4 * i;
-			decisions.add(Decision.ofMicros(number(values, base) == 1, checks.get(i).policy().limit(),
-					number(values, base + 1), number(values, base + 2), number(values, base + 3)));
+	private static byte[] thirdArgument(RateLimitCheck check, String leaseId) {
+		RateLimitPolicy policy = check.policy();
+		if (policy.algorithm() == Algorithm.CONCURRENCY) {
+			return leaseId.getBytes(StandardCharsets.UTF_8);
 		}
-		return new Reply(number(values, 0) == 1, number(values, 1), decisions);
+		return policy.spreadWindows() ? ascii(Algorithms.windowOffset(policy, check.subject())) : ZERO;
+	}
+
+	/**
+	 * Reads the reply: one decision per check; an evaluation that admits the request gives each concurrency check
+	 * the lease it acquired, with the count of slots reclaimed (which {@code gcra.lua} does not reply).
+	 */
+	private static Reply parse(List<Object> values, List<RateLimitCheck> checks, Mode mode, String leaseId) {
+		boolean allowed = number(values, 0) == 1;
+		int n = checks.size();
+		List<Decision> decisions = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			RateLimitCheck check = checks.get(i);
+			int base = 2 + 4 * i;
+			Decision decision = Decision.ofMicros(number(values, base) == 1, check.policy().limit(),
+					number(values, base + 1), number(values, base + 2), number(values, base + 3));
+			long reclaimed = (values.size() > 2 + 4 * n) ? number(values, 2 + 4 * n + i) : 0;
+			if (check.acquiresLease() && allowed && decision.allowed() && mode == Mode.EVALUATE) {
+				decision = decision.withLease(new Lease(check.policy(), check.subject(), leaseId, check.cost()),
+						reclaimed);
+			}
+			else if (reclaimed > 0) {
+				decision = decision.withLease(null, reclaimed);
+			}
+			decisions.add(decision);
+		}
+		return new Reply(allowed, number(values, 1), decisions);
 	}
 
 	private static long number(List<Object> values, int index) {
 		return (Long) values.get(index);
-	}
-
-	private static boolean isNoScript(Throwable ex) {
-		Throwable cause = ex;
-		while (cause != null) {
-			if (cause instanceof RedisNoScriptException
-					|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
-				return true;
-			}
-			cause = cause.getCause();
-		}
-		return false;
 	}
 
 	/** Returns the arguments that depend on the policy only: algorithm, and its two numbers. */
@@ -165,30 +161,9 @@ final class RateLimitScript {
 		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
 	}
 
-	private static byte[] load(String location) {
-		try (InputStream in = RateLimitScript.class.getClassLoader().getResourceAsStream(location)) {
-			if (in == null) {
-				throw new IllegalStateException("Missing " + location + " on the class path");
-			}
-			return in.readAllBytes();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Cannot read " + location, ex);
-		}
-	}
-
 	@Override
 	public String toString() {
-		return this.location;
-	}
-
-	private static String sha1Hex(byte[] source) {
-		try {
-			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-1 is required of every Java platform", ex);
-		}
+		return this.script.toString();
 	}
 
 }

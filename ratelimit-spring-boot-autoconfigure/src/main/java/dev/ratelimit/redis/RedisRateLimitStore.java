@@ -2,15 +2,20 @@ package dev.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.Lease;
+import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
@@ -31,6 +36,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * consumed) and report their state without the request. Between the two calls other requests may see the
  * consumption; if a refund fails, the quota stays consumed (the conservative direction). A {@link #peek} runs the
  * same script in a mode that writes nothing.
+ * <p>
+ * Concurrency checks acquire their leases in the same script call; {@link #release} and {@link #renew} run
+ * {@code lease.lua}, one call for all leases (in a Cluster, one per lease, concurrently).
  */
 public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -43,6 +51,8 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	private final Duration commandTimeout;
 
 	private final @Nullable LongSupplier explicitNowMicros;
+
+	private final Supplier<String> leaseIds;
 
 	private final ScriptsInUse scripts = new ScriptsInUse();
 
@@ -69,6 +79,21 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 */
 	public RedisRateLimitStore(LettuceConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout,
 			@Nullable LongSupplier explicitNowMicros) {
+		this(connectionFactory, keyPrefix, commandTimeout, explicitNowMicros, LeaseIds.random());
+	}
+
+	/**
+	 * Creates a store. For tests only: a non-null {@code explicitNowMicros} replaces Redis {@code TIME}, and the
+	 * lease ids can be made predictable.
+	 * @param connectionFactory the Lettuce connection factory
+	 * @param keyPrefix the key prefix
+	 * @param commandTimeout how long to wait for Redis before failing with a {@link RateLimitStoreException}
+	 * @param explicitNowMicros the clock to pass to the script, or {@code null} for Redis {@code TIME}
+	 * @param leaseIds the lease id generator: ids unique among all stores sharing the Redis
+	 */
+	public RedisRateLimitStore(LettuceConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout,
+			@Nullable LongSupplier explicitNowMicros, Supplier<String> leaseIds) {
+		this.leaseIds = Objects.requireNonNull(leaseIds, "leaseIds");
 		this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
 		this.keys = new RedisKeys(keyPrefix);
 		this.commandTimeout = Objects.requireNonNull(commandTimeout, "commandTimeout");
@@ -110,18 +135,75 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			return CompletableFuture.completedFuture(List.of());
 		}
 		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
-		Long now = (this.explicitNowMicros != null) ? this.explicitNowMicros.getAsLong() : null;
-		byte[][] keyBytes = new byte[checks.size()][];
-		for (int i = 0; i < checks.size(); i++) {
-			RateLimitCheck check = checks.get(i);
-			keyBytes[i] = this.keys.key(check.policy().name(), check.subject()).getBytes(StandardCharsets.UTF_8);
-		}
+		Long now = now();
+		byte[][] keyBytes = keys(checks, (check) -> key(check.policy(), check.subject()));
+		boolean acquires = checks.stream().anyMatch(RateLimitCheck::acquiresLease);
+		String leaseId = (mode == RateLimitScript.Mode.EVALUATE && acquires) ? this.leaseIds.get() : "";
 		if (checks.size() == 1 || !this.connectionFactory.isClusterAware()) {
-			return this.scripts.forChecks(checks, mode).run(commands, keyBytes, checks, now, mode)
-				.thenApply(RateLimitScript.Reply::decisions)
-				.toCompletableFuture();
+			return this.scripts.forChecks(checks, mode).run(commands, keyBytes, checks, now, mode, leaseId)
+				.thenApply(RateLimitScript.Reply::decisions);
 		}
-		return this.slotGrouped.decide(commands, keyBytes, checks, now, mode);
+		return this.slotGrouped.decide(commands, keyBytes, checks, now, mode, leaseId);
+	}
+
+	private static <T> byte[][] keys(List<T> items, Function<T, String> key) {
+		byte[][] keys = new byte[items.size()][];
+		for (int i = 0; i < items.size(); i++) {
+			keys[i] = key.apply(items.get(i)).getBytes(StandardCharsets.UTF_8);
+		}
+		return keys;
+	}
+
+	private @Nullable Long now() {
+		return (this.explicitNowMicros != null) ? this.explicitNowMicros.getAsLong() : null;
+	}
+
+	@Override
+	public List<Boolean> release(List<Lease> leases) {
+		return await(releaseAsync(leases));
+	}
+
+	@Override
+	public List<Boolean> renew(List<Lease> leases) {
+		return await(renewAsync(leases));
+	}
+
+	/**
+	 * Releases leases without blocking; see {@link #release}.
+	 * @param leases the leases
+	 * @return for each lease, whether it was held until this call
+	 */
+	public CompletableFuture<List<Boolean>> releaseAsync(List<Lease> leases) {
+		return changeLeases(leases, LeaseScript.Operation.RELEASE);
+	}
+
+	/**
+	 * Renews leases without blocking; see {@link #renew}.
+	 * @param leases the leases
+	 * @return for each lease, whether it is held and renewed
+	 */
+	public CompletableFuture<List<Boolean>> renewAsync(List<Lease> leases) {
+		return changeLeases(leases, LeaseScript.Operation.RENEW);
+	}
+
+	private CompletableFuture<List<Boolean>> changeLeases(List<Lease> leases, LeaseScript.Operation operation) {
+		if (leases.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+		Long now = now();
+		byte[][] keyBytes = keys(leases, (lease) -> key(lease.policy(), lease.subject()));
+		if (leases.size() == 1 || !this.connectionFactory.isClusterAware()) {
+			return this.scripts.leases().run(commands, keyBytes, leases, now, operation);
+		}
+		// each lease is one key, so one call each (no two leases need to change together)
+		List<CompletableFuture<List<Boolean>>> calls = new ArrayList<>(leases.size());
+		for (int i = 0; i < leases.size(); i++) {
+			calls.add(this.scripts.leases().run(commands, new byte[][] { keyBytes[i] }, List.of(leases.get(i)), now,
+					operation));
+		}
+		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+			.thenApply((done) -> calls.stream().map((call) -> call.join().get(0)).toList());
 	}
 
 	/**
@@ -131,7 +213,8 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 */
 	public void loadScripts() {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
-		await(CompletableFuture.allOf(this.scripts.general().load(commands), this.scripts.gcra().load(commands)));
+		await(CompletableFuture.allOf(this.scripts.general().load(commands), this.scripts.gcra().load(commands),
+				this.scripts.leases().load(commands)));
 	}
 
 	@Override

@@ -6,15 +6,18 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
 
 /**
- * The scripts of the store: the general one, and the GCRA fast path for evaluations whose checks are all GCRA.
+ * The scripts of the store: the general one, the GCRA fast path for evaluations whose checks are all GCRA, and the
+ * script that releases and renews leases.
  *
  * @param general the general script
  * @param gcra the GCRA fast path
+ * @param leases the lease script
  */
-record ScriptsInUse(RateLimitScript general, RateLimitScript gcra) {
+record ScriptsInUse(RateLimitScript general, RateLimitScript gcra, LeaseScript leases) {
 
 	ScriptsInUse() {
-		this(new RateLimitScript(RateLimitScript.GENERAL), new RateLimitScript(RateLimitScript.GCRA));
+		this(new RateLimitScript(RateLimitScript.GENERAL), new RateLimitScript(RateLimitScript.GCRA),
+				new LeaseScript());
 	}
 
 	/** Returns the GCRA fast path when evaluating checks that are all GCRA, else the general script. */

@@ -33,10 +33,12 @@ final class SlotGroupedEvaluation {
 
 	/**
 	 * Runs one call per slot. When one denies, the slots that admitted report their state without the request: an
-	 * evaluation refunds them, a peek (which consumed nothing) inspects them again.
+	 * evaluation refunds them (releasing the leases they acquired), a peek (which consumed nothing) inspects them
+	 * again.
 	 */
 	CompletableFuture<List<Decision>> decide(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			byte[][] keyBytes, List<RateLimitCheck> checks, @Nullable Long now, RateLimitScript.Mode mode) {
+			byte[][] keyBytes, List<RateLimitCheck> checks, @Nullable Long now, RateLimitScript.Mode mode,
+			String leaseId) {
 		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
 		for (int i = 0; i < checks.size(); i++) {
 			slots.computeIfAbsent(SlotHash.getSlot(keyBytes[i]), (slot) -> new ArrayList<>()).add(i);
@@ -47,8 +49,8 @@ final class SlotGroupedEvaluation {
 		}
 		List<CompletableFuture<RateLimitScript.Reply>> replies = new ArrayList<>();
 		for (SlotGroup group : groups) {
-			replies.add(this.scripts.forChecks(group.checks, mode).run(commands, group.keys, group.checks, now, mode)
-				.toCompletableFuture());
+			replies.add(this.scripts.forChecks(group.checks, mode)
+				.run(commands, group.keys, group.checks, now, mode, leaseId));
 		}
 		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenCompose((ignored) -> {
 			boolean allowed = replies.stream().allMatch((reply) -> reply.join().allowed());
@@ -60,7 +62,7 @@ final class SlotGroupedEvaluation {
 				group.place(reply.decisions(), decisions);
 				if (!allowed && reply.allowed()) {
 					CompletableFuture<List<Decision>> unconsumed = (mode == RateLimitScript.Mode.PEEK)
-							? inspect(commands, group, now) : refund(commands, group, reply, now);
+							? inspect(commands, group, now) : refund(commands, group, reply, now, leaseId);
 					secondCalls.add(unconsumed.thenAccept((peeked) -> group.placeAllowed(peeked, reply.decisions(),
 							decisions)));
 				}
@@ -76,23 +78,23 @@ final class SlotGroupedEvaluation {
 		for (RateLimitCheck check : group.checks) {
 			inspections.add(new RateLimitCheck(check.policy(), check.subject(), 0, check.shadow()));
 		}
-		return this.scripts.general().run(commands, group.keys, inspections, now, RateLimitScript.Mode.PEEK)
-			.thenApply(RateLimitScript.Reply::decisions)
-			.toCompletableFuture();
+		return this.scripts.general().run(commands, group.keys, inspections, now, RateLimitScript.Mode.PEEK, "")
+			.thenApply(RateLimitScript.Reply::decisions);
 	}
 
 	private CompletableFuture<List<Decision>> refund(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			SlotGroup group, RateLimitScript.Reply admitted, @Nullable Long now) {
+			SlotGroup group, RateLimitScript.Reply admitted, @Nullable Long now, String leaseId) {
 		List<RateLimitCheck> consumed = new ArrayList<>(group.checks.size());
 		for (int i = 0; i < group.checks.size(); i++) {
 			RateLimitCheck check = group.checks.get(i);
 			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
 			consumed.add(new RateLimitCheck(check.policy(), check.subject(), cost, check.shadow()));
 		}
-		return this.scripts.general().run(commands, group.keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()))
+		return this.scripts.general()
+			.run(commands, group.keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()), leaseId)
 			.thenApply(RateLimitScript.Reply::decisions)
-			.toCompletableFuture()
 			.exceptionally((ex) -> {
+				// the decisions keep the leases acquired, which stay held until released or expired
 				logger.warn("Could not refund a request denied in another cluster slot; its quota stays consumed", ex);
 				return admitted.decisions();
 			});

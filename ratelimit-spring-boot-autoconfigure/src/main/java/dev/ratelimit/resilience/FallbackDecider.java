@@ -78,6 +78,11 @@ final class FallbackDecider {
 		this.local.reset(policy, subject);
 	}
 
+	/** Returns the limiter leases are released in and renewed by. */
+	RateLimiter leaseHolder() {
+		return this.local;
+	}
+
 	private StoreFailureMode mode(RateLimitCheck check) {
 		return this.failureModes.apply(check.policy().name());
 	}

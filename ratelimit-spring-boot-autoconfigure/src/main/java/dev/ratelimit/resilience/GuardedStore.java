@@ -69,6 +69,11 @@ final class GuardedStore {
 		this.store.reset(policy, subject);
 	}
 
+	/** Returns the limiter leases are released in and renewed by. */
+	RateLimiter leaseHolder() {
+		return this.store;
+	}
+
 	CircuitBreaker circuitBreaker() {
 		return this.circuitBreaker;
 	}

@@ -1,7 +1,10 @@
 package dev.ratelimit.resilience;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 
+import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
@@ -11,6 +14,8 @@ import dev.ratelimit.StoreState;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.rule.StoreFailureMode;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +35,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #builder(RateLimitStore)}.
  */
 public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(ResilientRateLimiter.class);
 
 	private final GuardedStore store;
 
@@ -102,6 +109,45 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 		Verdict verdict = this.fallback.decide(checks);
 		this.listener.onVerdict(verdict, RateLimitListener.Source.FALLBACK);
 		return verdict;
+	}
+
+	/**
+	 * Releases leases in the store that granted them: the fallback memory, and the shared store unless its circuit
+	 * is open (a lease the shared store cannot be told about expires there after its timeout).
+	 */
+	@Override
+	public List<Boolean> release(List<Lease> leases) {
+		return inBothStores(leases, RateLimiter::release);
+	}
+
+	/** Renews leases in the store that granted them, as {@link #release} does. */
+	@Override
+	public List<Boolean> renew(List<Lease> leases) {
+		return inBothStores(leases, RateLimiter::renew);
+	}
+
+	/**
+	 * Applies a lease operation in the fallback memory and, while its circuit is closed, the shared store: a lease
+	 * is held in at most one of them (ids are unique per store), the other answers that it is not held there.
+	 */
+	private List<Boolean> inBothStores(List<Lease> leases,
+			BiFunction<RateLimiter, List<Lease>, List<Boolean>> operation) {
+		if (leases.isEmpty()) {
+			return List.of();
+		}
+		List<Boolean> held = new ArrayList<>(operation.apply(this.fallback.leaseHolder(), leases));
+		if (this.store.circuitBreaker().getState() == CircuitBreaker.State.CLOSED) {
+			try {
+				List<Boolean> shared = operation.apply(this.store.leaseHolder(), leases);
+				for (int i = 0; i < held.size(); i++) {
+					held.set(i, held.get(i) || shared.get(i));
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not release or renew leases in the shared store; they expire there", ex);
+			}
+		}
+		return held;
 	}
 
 	/**

@@ -1,6 +1,6 @@
 --[[
-ratelimit.lua: evaluates every check of one request atomically, peeks at what evaluating them would give, or
-refunds what a request consumed.
+ratelimit.lua: evaluates every check of one request atomically (acquiring the leases of its concurrency checks in the
+same step), peeks at what evaluating them would give, or refunds what a request consumed.
 
 The maths of each algorithm mirrors the Java reference in dev.ratelimit.algorithm; a differential test binds them.
 All times are integer microseconds (exact in Lua's doubles below 2^53; RateLimitPolicy bounds every value).
@@ -10,23 +10,35 @@ ARGV[1]   now in microseconds, or '' to use redis.call('TIME') (an explicit time
 ARGV[2]   '' to evaluate; 'peek' to peek (evaluate, writing nothing); to refund, the time (microseconds) at which the
           refunded request was admitted
 ARGV[3 + 6(i-1) .. 8 + 6(i-1)], per check i:
-          algorithm   1 fixed window, 2 sliding log, 3 sliding counter, 4 token bucket, 5 leaky bucket, 6 GCRA
+          algorithm   1 fixed window, 2 sliding log, 3 sliding counter, 4 token bucket, 5 leaky bucket, 6 GCRA,
+                      7 concurrency
           a, b, c     fixed window: period, limit, window offset   | sliding log, counter: period, limit, 0
                       token bucket, leaky bucket, GCRA: interval (period / limit), capacity, 0
+                      concurrency: lease timeout, limit, lease id (the request's; '' when it acquires nothing)
           cost        units (0 inspects only)
           shadow      1 when the check may not deny the request, else 0
 
 Evaluate: phase 1 computes every check without writing; the request is allowed when every check with shadow = 0
 allows it. Phase 2 writes only then, and only the checks that allowed (cost > 0). A denied request writes nothing;
 the checks that would have allowed it report their state as if inspected with cost 0.
-Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter }
-          retryAfter is 0 when allowed, -1 when the cost exceeds what the policy can ever admit.
+Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter,
+          then per check: reclaimed }
+          retryAfter is 0 when allowed, -1 when the cost exceeds what the policy can ever admit. reclaimed is the
+          number of expired slots that a concurrency check's admission removed (a peek: would remove), else 0.
+
+Concurrency: an admitted request of cost c holds the lease <id> as c members '<id>:1' .. '<id>:c' of the check's
+sorted set, scored by their expiry (now + lease timeout); a member is held while its expiry is after now. The write
+phase first removes expired members (reclaims them; a set with no held member counts as none, so they are then not
+counted). remaining = limit - held; resetAfter = until the earliest held member expires (0 if none); retryAfter of a
+denial = until the (held + cost - limit)-th earliest held member expires, clamped to [1 ms, 1 s] (a suggested wait:
+releases free slots sooner). Releasing and renewing leases is lease.lua's.
 
 Peek: evaluate without phase 2's writes. The reply is exactly the one evaluate would give at this moment (verdict,
 and for an allowed request the state after its cost); no key is created, changed or given a new TTL.
 
 Refund: gives back `cost` of every check, as consumed at ARGV[2] (used when checks in different Redis Cluster slots
-were evaluated separately and another slot denied), then inspects every check with cost 0. Reply: as for evaluate.
+were evaluated separately and another slot denied; a concurrency check releases the lease it acquired), then
+inspects every check with cost 0. Reply: as for evaluate, without the reclaimed counts.
 
 State and TTL (every write sets one, no longer than the state matters):
   GCRA         string integer: theoretical arrival time; TTL until it
@@ -35,12 +47,14 @@ State and TTL (every write sets one, no longer than the state matters):
   fixed window string 'windowStart count'; TTL until the window ends
   sliding log  sorted set, one member '<now>:<n>' per unit, scored by its time; TTL until the newest is forgotten
   counter      string 'windowStart previous current'; TTL until both windows have slid out
+  concurrency  sorted set, one member '<lease id>:<k>' per slot, scored by its expiry; TTL until the latest expires
 ]]
 
 local call = redis.call
 local floor = math.floor
 local ceil = math.ceil
 local max = math.max
+local min = math.min
 local fmt = string.format
 local find = string.find
 local sub = string.sub
@@ -206,6 +220,35 @@ local function slidingLog(key, period, limit, cost)
   return allowed(limit - count - cost, reset, count, reset)
 end
 
+-- Writes nothing; the write phase reclaims expired slots and adds the lease. Slots are held while expiry > now.
+-- Value: the expired slots the admission reclaims (none when no slot is held: the set then counts as none).
+local function concurrency(key, timeout, limit, cost)
+  local after = '(' .. int(now)
+  local held = call('ZCOUNT', key, after, '+inf')
+  local reset = 0
+  if held > 0 then
+    reset = tonumber(call('ZRANGEBYSCORE', key, after, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)[2]) - now
+  end
+  if cost > limit then
+    return never(limit - held, reset)
+  end
+  if held + cost > limit then
+    local blocking = call('ZRANGEBYSCORE', key, after, '+inf', 'WITHSCORES', 'LIMIT', held + cost - limit - 1, 1)
+    return denied(limit - held, reset, min(1000000, max(1000, tonumber(blocking[2]) - now)))
+  end
+  if cost == 0 then
+    return allowed(limit - held, reset, 0, 0)
+  end
+  local reclaimable = 0
+  if held > 0 then
+    reclaimable = call('ZCARD', key) - held
+    reset = min(reset, timeout)
+  else
+    reset = timeout
+  end
+  return allowed(limit - held - cost, reset, reclaimable, 0)
+end
+
 local function weighted(count, overlap, period)
   return floor(count * overlap / period)
 end
@@ -273,7 +316,15 @@ local function compute(i, cost)
   if algorithm == 1 then return fixedWindow(key, a, b, tonumber(ARGV[base + 3]), cost) end
   if algorithm == 2 then return slidingLog(key, a, b, cost) end
   if algorithm == 3 then return slidingCounter(key, a, b, cost) end
+  if algorithm == 7 then return concurrency(key, a, b, cost) end
   error('ratelimit: unknown algorithm ' .. tostring(ARGV[base]))
+end
+
+-- Runs a command on a key with many arguments, at most 1,000 at a time: Lua's unpack fails beyond about 8,000.
+local function inChunks(command, key, args, step)
+  for first = 1, #args, step do
+    call(command, key, unpack(args, first, min(first + step - 1, #args)))
+  end
 end
 
 local function addLogEntries(key, period, liveCount, cost, ttl)
@@ -288,8 +339,29 @@ local function addLogEntries(key, period, liveCount, cost, ttl)
     args[#args + 1] = score
     args[#args + 1] = score .. ':' .. n
   end
-  call('ZADD', key, unpack(args))
+  inChunks('ZADD', key, args, 1000)
   call('PEXPIRE', key, px(ttl))
+end
+
+local function leaseMembers(id, slots)
+  local members = {}
+  for k = 1, slots do
+    members[k] = id .. ':' .. k
+  end
+  return members
+end
+
+-- Reclaims the expired slots, adds the lease's, and lets the key expire with its latest slot.
+local function addLease(key, timeout, id, cost)
+  call('ZREMRANGEBYSCORE', key, '-inf', int(now))
+  local expiry = int(now + timeout)
+  local args = {}
+  for k = 1, cost do
+    args[#args + 1] = expiry
+    args[#args + 1] = id .. ':' .. k
+  end
+  inChunks('ZADD', key, args, 1000)
+  call('PEXPIRE', key, px(tonumber(call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) - now))
 end
 
 local function refund(i, admittedAt)
@@ -299,7 +371,9 @@ local function refund(i, admittedAt)
   local cost = tonumber(ARGV[base + 4])
   local key = KEYS[i]
   if cost == 0 then return end
-  if algorithm >= 4 then
+  if algorithm == 7 then
+    inChunks('ZREM', key, leaseMembers(ARGV[base + 3], cost), 1000)
+  elseif algorithm >= 4 then
     local v = call('GET', key)
     if v then
       local at = tonumber(v) - cost * a
@@ -377,10 +451,20 @@ for i = 1, n do
     elseif cost > 0 and not peek then
       if ARGV[base] == '2' then
         addLogEntries(KEYS[i], tonumber(ARGV[base + 1]), values[i], cost, ttls[i])
+      elseif ARGV[base] == '7' then
+        addLease(KEYS[i], tonumber(ARGV[base + 1]), ARGV[base + 3], cost)
       else
         call('SET', KEYS[i], type(values[i]) == 'number' and int(values[i]) or values[i], 'PX', px(ttls[i]))
       end
     end
   end
+end
+for i = 1, n do
+  local base = 3 + 6 * (i - 1)
+  local reclaimed = 0
+  if verdict == 1 and ARGV[base] == '7' and reply[3 + 4 * (i - 1)] == 1 and ARGV[base + 4] ~= '0' then
+    reclaimed = values[i]
+  end
+  reply[2 + 4 * n + i] = reclaimed
 end
 return reply

@@ -10,6 +10,7 @@ import dev.ratelimit.test.RandomCosts;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.EnumSource.Mode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -83,10 +84,11 @@ class ClockStepsBackTests {
 	/**
 	 * After a denial with {@code retryAfter} R at t, the same request at t + R (and no other traffic in between) is
 	 * admitted, and one microsecond earlier it is still denied: over random sequences whose clock steps forward and
-	 * back, by microseconds up to days.
+	 * back, by microseconds up to days. Concurrency's retryAfter is a suggested wait, clamped to [1 ms, 1 s]
+	 * ({@code ConcurrencyTests}).
 	 */
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "CONCURRENCY")
 	void everyAlgorithmHonoursItsOwnRetryAfterWhateverTheClockDidBefore(Algorithm algorithm) {
 		int[] denials = { 0 };
 		randomHistories(algorithm, (subject, state, now, cost, outcome, what) -> {
@@ -150,7 +152,8 @@ class ClockStepsBackTests {
 		long[] periods = { 1_000, 7_777, 100_000, 1_000_000, 60_000_000, 3_600_000_000L, 86_400_000_000L,
 				31_622_400_000_000L };
 		long periodMicros = periods[random.nextInt(periods.length)];
-		long limit = (algorithm != Algorithm.SLIDING_WINDOW_LOG && random.nextInt(4) == 0)
+		boolean entryPerUnit = algorithm == Algorithm.SLIDING_WINDOW_LOG || algorithm == Algorithm.CONCURRENCY;
+		long limit = (!entryPerUnit && random.nextInt(4) == 0)
 				? random.nextLong(1, Math.min(periodMicros, 10_000_000) + 1) : random.nextLong(1, 40);
 		RateLimitPolicy policy = RateLimitPolicy.of("p", algorithm, limit, Duration.ofNanos(periodMicros * 1_000));
 		if (algorithm.usesBurst() && random.nextBoolean()) {
@@ -194,23 +197,35 @@ class ClockStepsBackTests {
 
 	}
 
-	/** One subject under one policy: the state a store would keep, committed as the stores commit it. */
+	/**
+	 * One subject under one policy: the state a store would keep, committed as the stores commit it. Each request
+	 * acquires under its own lease id, as in a store.
+	 */
 	private static final class Subject {
+
+		private final RateLimitPolicy policy;
 
 		private final LimitAlgorithm<Object> algorithm;
 
 		private final long periodMicros;
 
+		private int requests;
+
 		private @Nullable Object state;
 
-		@SuppressWarnings("unchecked")
 		Subject(RateLimitPolicy policy) {
-			this.algorithm = (LimitAlgorithm<Object>) Algorithms.of(policy, "subject");
+			this.policy = policy;
+			this.algorithm = algorithm("");
 			this.periodMicros = policy.periodMicros();
 		}
 
+		@SuppressWarnings("unchecked")
+		private LimitAlgorithm<Object> algorithm(String leaseId) {
+			return (LimitAlgorithm<Object>) Algorithms.of(this.policy, "subject", leaseId);
+		}
+
 		Outcome<Object> request(long now, long cost) {
-			Outcome<Object> outcome = this.algorithm.apply(this.state, now, cost);
+			Outcome<Object> outcome = algorithm("r" + ++this.requests).apply(this.state, now, cost);
 			if (outcome.allowed() && cost > 0) {
 				this.state = outcome.state();
 			}

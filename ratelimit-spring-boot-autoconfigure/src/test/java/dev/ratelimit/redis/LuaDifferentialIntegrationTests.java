@@ -7,18 +7,28 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
+import dev.ratelimit.Lease;
+import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Verdict;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.local.LocalStoreStates;
 import dev.ratelimit.test.MutableClock;
 import dev.ratelimit.test.RandomCosts;
 import dev.ratelimit.test.redis.LettuceFactories;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,9 +41,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Binds the Lua script to the Java reference: the same random sequences of (time, subject, cost) must give identical
- * decisions (allowed, remaining, retryAfter, resetAfter) from the reference maths (through the local store) and from
- * the script with an explicit {@code now}, for evaluations and for peeks, which must change no state. The time mostly
- * moves forward and sometimes steps back.
+ * decisions (allowed, remaining, retryAfter, resetAfter, and the lease acquired and slots reclaimed) from the
+ * reference maths (through the local store) and from the script with an explicit {@code now}, for evaluations and for
+ * peeks, which must change no state. Leases acquired are released and renewed at random ({@code lease.lua}), with the
+ * same answers on both sides, and the lease sets that both sides keep must be equal. The time mostly moves forward
+ * and sometimes steps back. Both sides draw their lease ids from generators with the same prefix, so they agree.
  * <p>
  * Operations per algorithm: system property {@code ratelimit.differential.operations} (default 100,000); the seed:
  * {@code ratelimit.differential.seed} (default: random, printed on failure). Requests are pipelined in batches on one
@@ -48,15 +60,31 @@ class LuaDifferentialIntegrationTests {
 
 	private static final int PEEKS = 15;
 
+	private static final int LEASE_BATCH = 100;
+
+	/** Percentage of operations that release or renew leases, while any were acquired. */
+	private static final int LEASE_OPERATIONS = 25;
+
 	private static LettuceConnectionFactory factory;
 
+	private static RedisClient client;
+
+	private static StatefulRedisConnection<String, String> connection;
+
+	private static RedisCommands<String, String> redis;
+
 	@BeforeAll
-	static void connect(RedisEndpoint redis) {
-		factory = LettuceFactories.standalone(redis);
+	static void connect(RedisEndpoint endpoint) {
+		factory = LettuceFactories.standalone(endpoint);
+		client = RedisClient.create(endpoint.uri());
+		connection = client.connect(StringCodec.UTF8);
+		redis = connection.sync();
 	}
 
 	@AfterAll
 	static void disconnect() {
+		connection.close();
+		client.shutdown();
 		factory.destroy();
 	}
 
@@ -69,7 +97,7 @@ class LuaDifferentialIntegrationTests {
 		for (int i = 0; i < 6; i++) {
 			policies.add(randomPolicy(random, algorithm, "d" + i));
 		}
-		run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed), (r) -> {
+		run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed), BATCH, (r) -> {
 			RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
 			return List.of(new RateLimitCheck(policy, "s" + r.nextInt(4), RandomCosts.of(r, policy), false));
 		});
@@ -98,8 +126,52 @@ class LuaDifferentialIntegrationTests {
 		runSeveralChecks(random, seed, "mgcra-", policies);
 	}
 
+	/**
+	 * Leases in requests of several checks: every request has a concurrency check (small limits, random lease
+	 * timeouts) and up to two rate checks of random algorithms, in random order, some of them shadows. A quarter of
+	 * the operations release or renew leases (held, released before, expired, or unknown). The lease sets of both
+	 * sides are compared every {@value #LEASE_BATCH} operations. The sequence must have covered both directions of
+	 * all-or-nothing, releases and renewals of held and of gone leases, and reclaimed slots.
+	 */
+	@Test
+	void leasesMatchReferenceForRequestsOfRatesAndConcurrency() {
+		long seed = seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> leased = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			long[] timeouts = { 1_000, 100_000, 1_000_000, 3_000_000, 60_000_000 };
+			leased.add(RateLimitPolicy.concurrency("c" + i, random.nextLong(1, 9),
+					Duration.ofNanos(timeouts[random.nextInt(timeouts.length)] * 1_000)));
+		}
+		List<RateLimitPolicy> rates = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.CONCURRENCY.ordinal())];
+			rates.add(randomPolicy(random, algorithm, "r" + i));
+		}
+		Map<String, Integer> seen = run(random, seed, "lease-" + Long.toHexString(seed), LEASE_BATCH, (r) -> {
+			List<RateLimitCheck> request = new ArrayList<>();
+			List<Integer> used = new ArrayList<>();
+			for (int checks = r.nextInt(3); request.size() < checks;) {
+				int index = r.nextInt(rates.size());
+				if (!used.contains(index)) {
+					used.add(index);
+					RateLimitPolicy policy = rates.get(index);
+					request.add(new RateLimitCheck(policy, "s" + r.nextInt(3), RandomCosts.of(r, policy),
+							r.nextInt(8) == 0));
+				}
+			}
+			RateLimitPolicy policy = leased.get(r.nextInt(leased.size()));
+			request.add(r.nextInt(request.size() + 1), new RateLimitCheck(policy, "s" + r.nextInt(3),
+					RandomCosts.of(r, policy), r.nextInt(8) == 0));
+			return request;
+		});
+		assertThat(seen).as("seed %d", seed)
+			.containsKeys("denied by a rate check, concurrency allowing",
+					"denied by concurrency, a rate check allowing", "reclaimed", "release [true]", "release [false]", "renew [true]", "renew [false]");
+	}
+
 	private void runSeveralChecks(SplittableRandom random, long seed, String prefix, List<RateLimitPolicy> policies) {
-		run(random, seed, prefix + Long.toHexString(seed), (r) -> {
+		run(random, seed, prefix + Long.toHexString(seed), BATCH, (r) -> {
 			int checks = 1 + r.nextInt(3);
 			List<RateLimitCheck> request = new ArrayList<>();
 			List<Integer> used = new ArrayList<>();
@@ -119,40 +191,60 @@ class LuaDifferentialIntegrationTests {
 	/**
 	 * Runs random operations: mostly evaluations, and peeks ({@value #PEEKS}%) of random cost. Half of the peeks are
 	 * followed, at the same microsecond, by the evaluation of the same request, which must decide exactly what the
-	 * peek answered. A second reference store never sees a peek: every evaluation must decide there as in the store
-	 * that saw them, so a peek changes no state in the reference, and (through the comparison with the reference) none
-	 * in Redis.
+	 * peek answered (except for the lease, which only the evaluation acquires). A second reference store never sees a
+	 * peek: every evaluation must decide there as in the store that saw them, so a peek changes no state in the
+	 * reference, and (through the comparison with the reference) none in Redis. While leases have been acquired,
+	 * {@value #LEASE_OPERATIONS}% of the operations release or renew some of the last 64 (which may be released or
+	 * expired by then, or are sometimes unknown). At the end of each batch the lease sets must be equal.
+	 * @return how often each kind of lease event was seen
 	 */
-	private void run(SplittableRandom random, long seed, String prefix, RequestGenerator requests) {
+	private Map<String, Integer> run(SplittableRandom random, long seed, String prefix, int batchSize,
+			RequestGenerator requests) {
 		MutableClock clock = MutableClock.atRealisticEpoch();
 		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
-		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock);
-		LocalRateLimitStore unpeeked = new LocalRateLimitStore(1_000_000, clock);
-		RedisRateLimitStore lua = new RedisRateLimitStore(factory, prefix, Duration.ofSeconds(30), clock::micros);
+		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
+		LocalRateLimitStore unpeeked = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
+		RedisRateLimitStore lua = new RedisRateLimitStore(factory, prefix, Duration.ofSeconds(30), clock::micros,
+				new LeaseIds("d"));
 		// pipelined calls that meet NOSCRIPT are retried with EVAL after later calls already ran: load first
 		lua.loadScripts();
 		Map<String, RateLimitCheck> written = new LinkedHashMap<>();
+		List<Lease> leases = new ArrayList<>();
+		Map<String, Integer> seen = new TreeMap<>();
 		int done = 0;
 		List<RateLimitCheck> peekedRequest = null;
 		List<Decision> peeked = null;
 		while (done < OPERATIONS) {
-			List<List<RateLimitCheck>> batch = new ArrayList<>();
 			List<String> operations = new ArrayList<>();
-			List<List<Decision>> expected = new ArrayList<>();
-			List<CompletableFuture<List<Decision>>> actual = new ArrayList<>();
-			for (int i = 0; i < BATCH && done < OPERATIONS; i++, done++) {
+			List<Object> expected = new ArrayList<>();
+			List<CompletableFuture<?>> actual = new ArrayList<>();
+			for (int i = 0; i < batchSize && done < OPERATIONS; i++, done++) {
 				boolean afterPeek = peekedRequest != null;
 				long step = afterPeek ? 0 : randomStep(random);
 				if (step < 0) {
 					forgetStaleStates(written, reference, unpeeked, lua);
 				}
 				clock.advanceMicros(step);
+				String operation = "seed " + seed + ", operation " + done + " at " + clock.micros() + " µs"
+						+ ((step < 0) ? " (stepped back " + -step + " µs)" : "");
+				if (!afterPeek && !leases.isEmpty() && random.nextInt(100) < LEASE_OPERATIONS) {
+					List<Lease> chosen = someLeases(random, leases);
+					boolean renew = random.nextInt(3) == 0;
+					String kind = renew ? "renew " : "release ";
+					List<Boolean> answers = renew ? reference.renew(chosen) : reference.release(chosen);
+					assertThat(renew ? unpeeked.renew(chosen) : unpeeked.release(chosen))
+						.as("%s, never peeked: %s%s", operation, kind, chosen)
+						.isEqualTo(answers);
+					actual.add(renew ? lua.renewAsync(chosen) : lua.releaseAsync(chosen));
+					operations.add(operation + ", " + kind + chosen);
+					expected.add(answers);
+					seen.merge(kind + answers, 1, Integer::sum);
+					continue;
+				}
 				List<RateLimitCheck> request = afterPeek ? peekedRequest : requests.next(random);
 				boolean peek = !afterPeek && random.nextInt(100) < PEEKS;
-				batch.add(request);
-				operations.add("seed " + seed + ", operation " + done + " at " + clock.micros() + " µs"
-						+ ((step < 0) ? " (stepped back " + -step + " µs)" : "")
-						+ (peek ? ", peek" : afterPeek ? ", right after its peek" : ""));
+				operations.add(operation + (peek ? ", peek: " : afterPeek ? ", right after its peek: " : ": ")
+						+ request);
 				List<Decision> decisions;
 				if (peek) {
 					decisions = reference.peek(request);
@@ -167,19 +259,101 @@ class LuaDifferentialIntegrationTests {
 					for (RateLimitCheck check : request) {
 						written.put(check.policy().name() + ':' + check.subject(), check);
 					}
-					assertThat(unpeeked.evaluate(request)).as("%s, never peeked: %s", operations.get(i), request)
+					assertThat(unpeeked.evaluate(request)).as("%s, never peeked", operations.get(i))
 						.isEqualTo(decisions);
 					if (afterPeek) {
-						assertThat(decisions).as("%s: %s", operations.get(i), request).isEqualTo(peeked);
+						assertThat(withoutLeases(decisions)).as(operations.get(i)).isEqualTo(peeked);
 						peekedRequest = null;
 					}
+					Verdict verdict = new Verdict(request, decisions);
+					leases.addAll(verdict.leases());
+					while (leases.size() > 64) {
+						leases.remove(0);
+					}
+					countLeaseEvents(verdict, seen);
 				}
 				expected.add(decisions);
 			}
-			for (int i = 0; i < batch.size(); i++) {
-				assertThat(actual.get(i).join()).as("%s: %s", operations.get(i), batch.get(i)).isEqualTo(expected.get(i));
+			for (int i = 0; i < actual.size(); i++) {
+				assertThat(actual.get(i).join()).as(operations.get(i)).isEqualTo(expected.get(i));
+			}
+			assertSameLeaseSets(written, reference, unpeeked, lua, clock.micros(),
+					"seed " + seed + " by operation " + done);
+		}
+		return seen;
+	}
+
+	/** Returns one or two of the leases, sometimes with one that no store ever granted. */
+	private static List<Lease> someLeases(SplittableRandom random, List<Lease> leases) {
+		List<Lease> chosen = new ArrayList<>();
+		chosen.add(leases.get(leases.size() - 1 - random.nextInt(Math.min(leases.size(), 8))));
+		int kind = random.nextInt(10);
+		if (kind == 0) {
+			Lease known = chosen.get(0);
+			chosen.add(new Lease(known.policy(), known.subject(), "d.unknown", known.slots()));
+		}
+		else if (kind == 1) {
+			Lease other = leases.get(random.nextInt(leases.size()));
+			if (!chosen.contains(other)) {
+				chosen.add(other);
 			}
 		}
+		return chosen;
+	}
+
+	private static void countLeaseEvents(Verdict verdict, Map<String, Integer> seen) {
+		boolean concurrencyAllowed = false;
+		boolean concurrencyDenied = false;
+		boolean rateAllowed = false;
+		for (int i = 0; i < verdict.checks().size(); i++) {
+			RateLimitCheck check = verdict.checks().get(i);
+			Decision decision = verdict.decisions().get(i);
+			boolean concurrency = check.policy().algorithm() == Algorithm.CONCURRENCY;
+			concurrencyAllowed |= concurrency && check.enforced() && check.cost() > 0 && decision.allowed();
+			concurrencyDenied |= concurrency && check.enforced() && !decision.allowed();
+			rateAllowed |= !concurrency && check.cost() > 0 && decision.allowed();
+			if (decision.reclaimed() > 0) {
+				seen.merge("reclaimed", 1, Integer::sum);
+			}
+		}
+		if (!verdict.allowed() && concurrencyAllowed) {
+			seen.merge("denied by a rate check, concurrency allowing", 1, Integer::sum);
+		}
+		if (concurrencyDenied && rateAllowed) {
+			seen.merge("denied by concurrency, a rate check allowing", 1, Integer::sum);
+		}
+	}
+
+	private static List<Decision> withoutLeases(List<Decision> decisions) {
+		return decisions.stream().map((decision) -> decision.withLease(null, decision.reclaimed())).toList();
+	}
+
+	/**
+	 * Asserts that every concurrency state is the same in the reference stores and in Redis: the same members with
+	 * the same expiry. A set whose slots have all expired is none (a store may have forgotten it already).
+	 */
+	private static void assertSameLeaseSets(Map<String, RateLimitCheck> written, LocalRateLimitStore reference,
+			LocalRateLimitStore unpeeked, RedisRateLimitStore lua, long now, String when) {
+		for (RateLimitCheck check : written.values()) {
+			if (check.policy().algorithm() == Algorithm.CONCURRENCY) {
+				String key = check.policy().name() + ':' + check.subject();
+				Map<String, Long> inRedis = new TreeMap<>();
+				for (ScoredValue<String> slot : redis.zrangeWithScores(lua.key(check.policy(), check.subject()), 0,
+						-1)) {
+					inRedis.put(slot.getValue(), (long) slot.getScore());
+				}
+				Map<String, Long> expected = held(
+						LocalStoreStates.leaseSlots(reference, check.policy(), check.subject()), now);
+				assertThat(held(inRedis, now)).as("lease set of %s, %s", key, when).isEqualTo(expected);
+				assertThat(held(LocalStoreStates.leaseSlots(unpeeked, check.policy(), check.subject()), now))
+					.as("lease set of %s never peeked, %s", key, when)
+					.isEqualTo(expected);
+			}
+		}
+	}
+
+	private static Map<String, Long> held(Map<String, Long> slots, long now) {
+		return slots.values().stream().anyMatch((expiry) -> expiry > now) ? slots : Map.of();
 	}
 
 	/**

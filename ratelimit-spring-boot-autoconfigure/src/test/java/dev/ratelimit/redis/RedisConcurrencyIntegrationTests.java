@@ -1,13 +1,8 @@
 package dev.ratelimit.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Algorithm;
@@ -16,6 +11,7 @@ import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.test.MutableClock;
+import dev.ratelimit.test.Race;
 import dev.ratelimit.test.redis.LettuceFactories;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -78,30 +74,14 @@ class RedisConcurrencyIntegrationTests {
 		RateLimitPolicy policy = RateLimitPolicy.of("race", algorithm, LIMIT, Duration.ofHours(1));
 		String subject = UUID.randomUUID().toString();
 		AtomicInteger admitted = new AtomicInteger();
-		CountDownLatch start = new CountDownLatch(1);
-		ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-		try {
-			List<Future<?>> workers = new ArrayList<>();
-			for (int t = 0; t < THREADS; t++) {
-				RateLimitStore store = (t % 2 == 0) ? one : two;
-				workers.add(pool.submit(() -> {
-					start.await();
-					for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
-						if (store.evaluate(List.of(RateLimitCheck.of(policy, subject))).get(0).allowed()) {
-							admitted.incrementAndGet();
-						}
-					}
-					return null;
-				}));
+		Race.run(THREADS, (thread) -> {
+			RateLimitStore store = (thread % 2 == 0) ? one : two;
+			for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+				if (store.evaluate(List.of(RateLimitCheck.of(policy, subject))).get(0).allowed()) {
+					admitted.incrementAndGet();
+				}
 			}
-			start.countDown();
-			for (Future<?> worker : workers) {
-				worker.get();
-			}
-		}
-		finally {
-			pool.shutdownNow();
-		}
+		});
 		return admitted.get();
 	}
 

@@ -6,6 +6,7 @@ import java.util.UUID;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
+import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.test.redis.LettuceFactories;
@@ -115,7 +116,8 @@ class RedisStoreStateIntegrationTests {
 		List<byte[]> keys = keysWithPrefix();
 		assertThat(keys).hasSize(5);
 		long bound = switch (algorithm) {
-			case FIXED_WINDOW, SLIDING_WINDOW_LOG -> period.toMillis();
+			// concurrency: until the lease timeout (the period)
+			case FIXED_WINDOW, SLIDING_WINDOW_LOG, CONCURRENCY -> period.toMillis();
 			case SLIDING_WINDOW_COUNTER -> 2 * period.toMillis();
 			// a bucket is back to "no state" after cost * interval: at most 5 units of 3 s here
 			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> 5 * policy.intervalMicros() / 1_000;
@@ -123,6 +125,41 @@ class RedisStoreStateIntegrationTests {
 		for (byte[] key : keys) {
 			assertThat(redis.pttl(key)).as(new String(key)).isPositive().isLessThanOrEqualTo(bound);
 		}
+	}
+
+	@Test
+	void requestDeniedByConcurrencyLeavesTheRateStateByteForByteUnchanged() {
+		RateLimitPolicy rate = RateLimitPolicy.of("rate", Algorithm.GCRA, 10, Duration.ofMinutes(10));
+		RateLimitPolicy concurrency = RateLimitPolicy.concurrency("in-flight", 1, Duration.ofMinutes(10));
+		List<RateLimitCheck> request = List.of(RateLimitCheck.of(rate, "user-42"),
+				RateLimitCheck.of(concurrency, "user-42"));
+		assertThat(this.store.evaluate(request)).allMatch(Decision::allowed);
+		byte[] before = redis.dump(key(rate, "user-42"));
+		byte[] leases = redis.dump(key(concurrency, "user-42"));
+
+		assertThat(this.store.evaluate(request).get(1).allowed()).isFalse();
+
+		assertThat(redis.dump(key(rate, "user-42"))).isEqualTo(before);
+		assertThat(redis.dump(key(concurrency, "user-42"))).isEqualTo(leases);
+	}
+
+	@Test
+	void leaseSetIsASortedSetThatExpiresWithItsLatestLease() {
+		RateLimitPolicy policy = RateLimitPolicy.concurrency("leases", 3, Duration.ofMinutes(1));
+		Lease first = this.store.evaluate(List.of(RateLimitCheck.of(policy, "user-42"))).get(0).lease();
+		Lease second = this.store.evaluate(List.of(RateLimitCheck.of(policy, "user-42", 2))).get(0).lease();
+		byte[] key = key(policy, "user-42");
+		assertThat(redis.type(key)).isEqualTo("zset");
+		assertThat(redis.zrange(key, 0, -1)).extracting(String::new)
+			.containsExactlyInAnyOrder(first.id() + ":1", second.id() + ":1", second.id() + ":2");
+		assertThat(redis.pttl(key)).isPositive().isLessThanOrEqualTo(60_000);
+		RateLimitPolicy longer = RateLimitPolicy.concurrency("leases", 3, Duration.ofMinutes(10));
+		assertThat(this.store.renew(List.of(new Lease(longer, "user-42", first.id(), 1)))).containsExactly(true);
+		assertThat(redis.pttl(key)).as("renewed for 10 minutes").isGreaterThan(60_000).isLessThanOrEqualTo(600_000);
+		assertThat(this.store.release(List.of(first))).containsExactly(true);
+		assertThat(redis.pttl(key)).as("the latest lease left").isPositive().isLessThanOrEqualTo(60_000);
+		assertThat(this.store.release(List.of(second))).containsExactly(true);
+		assertThat(redis.exists(key)).isZero();
 	}
 
 	@Test

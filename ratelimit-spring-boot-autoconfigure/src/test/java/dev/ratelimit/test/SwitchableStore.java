@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
@@ -50,6 +51,18 @@ public final class SwitchableStore implements RateLimitStore {
 		if (this.failing) {
 			throw new RateLimitStoreException("store is down", new IllegalStateException());
 		}
+	}
+
+	@Override
+	public List<Boolean> release(List<Lease> leases) {
+		call();
+		return this.delegate.release(leases);
+	}
+
+	@Override
+	public List<Boolean> renew(List<Lease> leases) {
+		call();
+		return this.delegate.renew(leases);
 	}
 
 	@Override

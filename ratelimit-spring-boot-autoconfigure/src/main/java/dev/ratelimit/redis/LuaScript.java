@@ -1,0 +1,92 @@
+package dev.ratelimit.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+
+/**
+ * A Lua script under {@code META-INF/ratelimit/scripts/}, run by SHA with a fallback to the full text when Redis does
+ * not know it yet ({@code NOSCRIPT}, e.g. after a restart or failover).
+ */
+final class LuaScript {
+
+	private final String location;
+
+	private final byte[] source;
+
+	private final String sha;
+
+	LuaScript(String location) {
+		this.location = location;
+		this.source = load(location);
+		this.sha = sha1Hex(this.source);
+	}
+
+	/**
+	 * Runs the script.
+	 * @param commands where to run it
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @return its reply, a list
+	 */
+	CompletableFuture<List<Object>> run(RedisScriptingAsyncCommands<byte[], byte[]> commands, byte[][] keys,
+			byte[][] args) {
+		return commands.<List<Object>>evalsha(this.sha, ScriptOutputType.MULTI, keys, args)
+			.toCompletableFuture()
+			.exceptionallyCompose((ex) -> isNoScript(ex)
+					? commands.<List<Object>>eval(this.source, ScriptOutputType.MULTI, keys, args).toCompletableFuture()
+					: CompletableFuture.failedFuture(ex));
+	}
+
+	/** Loads the script into Redis ({@code SCRIPT LOAD}), so that the next calls need no {@code EVAL} fallback. */
+	CompletableFuture<String> load(RedisScriptingAsyncCommands<byte[], byte[]> commands) {
+		return commands.scriptLoad(this.source).toCompletableFuture();
+	}
+
+	private static boolean isNoScript(Throwable ex) {
+		Throwable cause = ex;
+		while (cause != null) {
+			if (cause instanceof RedisNoScriptException
+					|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
+				return true;
+			}
+			cause = cause.getCause();
+		}
+		return false;
+	}
+
+	private static byte[] load(String location) {
+		try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(location)) {
+			if (in == null) {
+				throw new IllegalStateException("Missing " + location + " on the class path");
+			}
+			return in.readAllBytes();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot read " + location, ex);
+		}
+	}
+
+	private static String sha1Hex(byte[] source) {
+		try {
+			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is required of every Java platform", ex);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return this.location;
+	}
+
+}

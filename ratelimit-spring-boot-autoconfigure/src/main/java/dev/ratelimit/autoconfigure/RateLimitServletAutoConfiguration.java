@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import java.time.Clock;
 
+import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.rule.RateLimitRules;
@@ -73,9 +74,10 @@ public final class RateLimitServletAutoConfiguration {
 
 	private static FilterRegistrationBean<RateLimitFilter> registration(String name, int order,
 			@Nullable RulePhase phase, RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
-			RateLimitRejectionHandler rejectionHandler) {
-		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-				new RateLimitFilter(rules, limiter, headersWriter, rejectionHandler, phase));
+			RateLimitRejectionHandler rejectionHandler, ObjectProvider<AdmissionListener> admissionListeners) {
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(rules,
+				limiter, headersWriter, rejectionHandler, phase,
+				AdmissionListener.composite(admissionListeners.orderedStream().toList())));
 		registration.setName(name);
 		registration.setOrder(order);
 		return registration;
@@ -90,9 +92,9 @@ public final class RateLimitServletAutoConfiguration {
 		@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
-				RateLimitProperties properties) {
+				RateLimitProperties properties, ObjectProvider<AdmissionListener> admissionListeners) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), null, rules, limiter,
-					headersWriter, rejectionHandler);
+					headersWriter, rejectionHandler, admissionListeners);
 		}
 
 	}
@@ -110,18 +112,19 @@ public final class RateLimitServletAutoConfiguration {
 		@ConditionalOnMissingBean(name = "rateLimitBeforeAuthenticationFilterRegistration")
 		FilterRegistrationBean<RateLimitFilter> rateLimitBeforeAuthenticationFilterRegistration(RateLimitRules rules,
 				RateLimiter limiter, RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
-				RateLimitProperties properties, Environment environment) {
+				RateLimitProperties properties, Environment environment,
+				ObjectProvider<AdmissionListener> admissionListeners) {
 			return registration("rateLimitBeforeAuthenticationFilter", beforeAuthenticationOrder(properties, environment),
-					RulePhase.BEFORE_AUTHENTICATION, rules, limiter, headersWriter, rejectionHandler);
+					RulePhase.BEFORE_AUTHENTICATION, rules, limiter, headersWriter, rejectionHandler, admissionListeners);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
-				RateLimitProperties properties) {
+				RateLimitProperties properties, ObjectProvider<AdmissionListener> admissionListeners) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), RulePhase.AFTER_AUTHENTICATION,
-					rules, limiter, headersWriter, rejectionHandler);
+					rules, limiter, headersWriter, rejectionHandler, admissionListeners);
 		}
 
 		private static int beforeAuthenticationOrder(RateLimitProperties properties, Environment environment) {

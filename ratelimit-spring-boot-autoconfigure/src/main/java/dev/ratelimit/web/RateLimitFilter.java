@@ -3,6 +3,8 @@ package dev.ratelimit.web;
 import java.io.IOException;
 import java.util.List;
 
+import dev.ratelimit.AdmissionListener;
+import dev.ratelimit.Completion;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
@@ -23,6 +25,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * Applies the configured rules to every request: match, resolve keys, one {@link RateLimiter} call for all matching
  * rules, write headers, then continue or reject. With Spring Security, two instances apply the rules of one
  * {@link RulePhase} each, before and after authentication; the later one merges its verdict with the earlier one's.
+ * What must happen when an admitted request ends (the {@link AdmissionListener}'s callbacks) runs once through the
+ * request's {@link RequestCompletion}.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -40,6 +44,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	private final RateLimitRejectionHandler rejectionHandler;
 
 	private final @Nullable RulePhase phase;
+
+	private final AdmissionListener admissionListener;
 
 	/**
 	 * Creates a filter for every rule.
@@ -63,11 +69,26 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
 			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase) {
+		this(rules, limiter, headersWriter, rejectionHandler, phase, AdmissionListener.NONE);
+	}
+
+	/**
+	 * Creates a filter for the rules of one phase.
+	 * @param rules the rules
+	 * @param limiter the limiter
+	 * @param headersWriter writes the headers
+	 * @param rejectionHandler answers denied requests
+	 * @param phase the phase whose rules it applies, or {@code null} for every rule
+	 * @param admissionListener told of every request a verdict of this filter admitted
+	 */
+	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
+			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase, AdmissionListener admissionListener) {
 		this.matcher = new RuleMatcher(rules);
 		this.limiter = limiter;
 		this.headersWriter = headersWriter;
 		this.rejectionHandler = rejectionHandler;
 		this.phase = phase;
+		this.admissionListener = admissionListener;
 	}
 
 	/**
@@ -94,9 +115,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
+		ServletRateLimitRequest view = new ServletRateLimitRequest(request);
 		Verdict verdict;
 		try {
-			verdict = decide(request);
+			verdict = decide(view);
 		}
 		catch (RuntimeException ex) {
 			// The limiter must never turn a request into a 500 (a failing store, resolver or listener): admit it, and
@@ -104,24 +126,31 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			logger.error("Rate limiting failed; the request is admitted unchecked", ex);
 			verdict = null;
 		}
-		if (verdict == null) {
-			chain.doFilter(request, response);
-			return;
+		if (verdict != null) {
+			Verdict merged = recordVerdict(request, verdict);
+			logShadowDenials(request, verdict);
+			this.headersWriter.write(response, merged);
+			if (!verdict.allowed()) {
+				RequestCompletion.rejected(request);
+				this.rejectionHandler.reject(request, response, merged);
+				return;
+			}
 		}
-		Verdict merged = recordVerdict(request, verdict);
-		logShadowDenials(request, verdict);
-		this.headersWriter.write(response, merged);
-		if (verdict.allowed()) {
-			chain.doFilter(request, response);
+		if (verdict != null && this.admissionListener != AdmissionListener.NONE) {
+			Completion completion = RequestCompletion.of(request);
+			try {
+				this.admissionListener.onAdmitted(verdict, completion);
+			}
+			catch (RuntimeException ex) {
+				logger.error("An admission listener failed; the request proceeds", ex);
+			}
 		}
-		else {
-			this.rejectionHandler.reject(request, response, merged);
-		}
+		RequestCompletion.proceed(request, response, chain);
 	}
 
 	/** Returns the verdict of the rules that apply to the request, or {@code null} when none does. */
-	private @Nullable Verdict decide(HttpServletRequest request) {
-		List<RateLimitCheck> checks = this.matcher.checksFor(new ServletRateLimitRequest(request), this.phase);
+	private @Nullable Verdict decide(ServletRateLimitRequest request) {
+		List<RateLimitCheck> checks = this.matcher.checksFor(request, this.phase);
 		return checks.isEmpty() ? null : this.limiter.evaluate(checks);
 	}
 

@@ -4,12 +4,14 @@ import java.util.Locale;
 
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.actuate.AdaptiveConcurrencyMetrics;
 import dev.ratelimit.actuate.OverrideFieldsAdvisor;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.actuate.RateLimitMetrics;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import dev.ratelimit.actuate.TopOffenders;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.StoreState;
@@ -59,8 +61,10 @@ public final class RateLimitActuatorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, RuleOverrideRepository overrides,
-				ObjectProvider<TopOffenders> offenders, RateLimitStore store) {
-			return new RateLimitsEndpoint(rules, limiter, store, overrides, offenders.getIfAvailable(), storeName(store));
+				ObjectProvider<TopOffenders> offenders, RateLimitStore store,
+				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits) {
+			return new RateLimitsEndpoint(rules, limiter, store, overrides, offenders.getIfAvailable(), storeName(store),
+					adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none));
 		}
 
 		@Bean
@@ -102,6 +106,13 @@ public final class RateLimitActuatorAutoConfiguration {
 			return new RateLimitMetrics(registry, properties.getMetrics().getNearLimitThreshold(),
 					() -> (limiter.getIfAvailable() instanceof ResilientRateLimiter resilient) ? resilient.state()
 							: StoreState.LOCAL);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBean(AdaptiveConcurrencyLimits.class)
+		AdaptiveConcurrencyMetrics rateLimitAdaptiveConcurrencyMetrics(AdaptiveConcurrencyLimits adaptiveLimits) {
+			return new AdaptiveConcurrencyMetrics(adaptiveLimits);
 		}
 
 	}

@@ -5,6 +5,7 @@ import java.time.Clock;
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
@@ -74,9 +75,11 @@ public final class RateLimitServletAutoConfiguration {
 
 	private static FilterRegistrationBean<RateLimitFilter> registration(String name, int order,
 			@Nullable RulePhase phase, RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
-			RateLimitRejectionHandler rejectionHandler, ObjectProvider<AdmissionListener> admissionListeners) {
+			RateLimitRejectionHandler rejectionHandler, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
+			ObjectProvider<AdmissionListener> admissionListeners) {
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(rules,
 				limiter, headersWriter, rejectionHandler, phase,
+				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
 				AdmissionListener.composite(admissionListeners.orderedStream().toList())));
 		registration.setName(name);
 		registration.setOrder(order);
@@ -92,9 +95,10 @@ public final class RateLimitServletAutoConfiguration {
 		@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
-				RateLimitProperties properties, ObjectProvider<AdmissionListener> admissionListeners) {
+				RateLimitProperties properties, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
+				ObjectProvider<AdmissionListener> admissionListeners) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), null, rules, limiter,
-					headersWriter, rejectionHandler, admissionListeners);
+					headersWriter, rejectionHandler, adaptiveLimits, admissionListeners);
 		}
 
 	}
@@ -113,18 +117,21 @@ public final class RateLimitServletAutoConfiguration {
 		FilterRegistrationBean<RateLimitFilter> rateLimitBeforeAuthenticationFilterRegistration(RateLimitRules rules,
 				RateLimiter limiter, RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
 				RateLimitProperties properties, Environment environment,
+				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
 				ObjectProvider<AdmissionListener> admissionListeners) {
 			return registration("rateLimitBeforeAuthenticationFilter", beforeAuthenticationOrder(properties, environment),
-					RulePhase.BEFORE_AUTHENTICATION, rules, limiter, headersWriter, rejectionHandler, admissionListeners);
+					RulePhase.BEFORE_AUTHENTICATION, rules, limiter, headersWriter, rejectionHandler, adaptiveLimits,
+					admissionListeners);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
-				RateLimitProperties properties, ObjectProvider<AdmissionListener> admissionListeners) {
+				RateLimitProperties properties, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
+				ObjectProvider<AdmissionListener> admissionListeners) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), RulePhase.AFTER_AUTHENTICATION,
-					rules, limiter, headersWriter, rejectionHandler, admissionListeners);
+					rules, limiter, headersWriter, rejectionHandler, adaptiveLimits, admissionListeners);
 		}
 
 		private static int beforeAuthenticationOrder(RateLimitProperties properties, Environment environment) {

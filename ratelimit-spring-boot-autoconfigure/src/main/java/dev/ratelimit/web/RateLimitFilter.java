@@ -5,9 +5,12 @@ import java.util.List;
 
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.Completion;
+import dev.ratelimit.Completion.Outcome;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.adaptive.AdaptiveAdmission;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMatcher;
 import dev.ratelimit.rule.RulePhase;
@@ -22,11 +25,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Applies the configured rules to every request: match, resolve keys, one {@link RateLimiter} call for all matching
- * rules, write headers, then continue or reject. With Spring Security, two instances apply the rules of one
- * {@link RulePhase} each, before and after authentication; the later one merges its verdict with the earlier one's.
- * What must happen when an admitted request ends (the {@link AdmissionListener}'s callbacks) runs once through the
- * request's {@link RequestCompletion}.
+ * Applies the configured rules to every request: a place under each matching adaptive concurrency limit first (a full
+ * one answers 503 before any rate is consumed), then match, resolve keys, one {@link RateLimiter} call for all
+ * matching rate rules, write headers, then continue or reject (a rejected request gives its places back). With Spring
+ * Security, two instances apply the rules of one {@link RulePhase} each, before and after authentication; the later
+ * one merges its verdict with the earlier one's. What must happen when an admitted request ends (its places given
+ * back, the {@link AdmissionListener}'s callbacks) runs once through the request's {@link RequestCompletion}.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -44,6 +48,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	private final RateLimitRejectionHandler rejectionHandler;
 
 	private final @Nullable RulePhase phase;
+
+	private final AdaptiveConcurrencyLimits adaptiveLimits;
 
 	private final AdmissionListener admissionListener;
 
@@ -69,25 +75,29 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
 			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase) {
-		this(rules, limiter, headersWriter, rejectionHandler, phase, AdmissionListener.NONE);
+		this(rules, limiter, headersWriter, rejectionHandler, phase, AdaptiveConcurrencyLimits.none(),
+				AdmissionListener.NONE);
 	}
 
 	/**
-	 * Creates a filter for the rules of one phase.
+	 * Creates a filter for the rules of one phase, with adaptive concurrency limits.
 	 * @param rules the rules
 	 * @param limiter the limiter
 	 * @param headersWriter writes the headers
 	 * @param rejectionHandler answers denied requests
 	 * @param phase the phase whose rules it applies, or {@code null} for every rule
+	 * @param adaptiveLimits the adaptive concurrency limits
 	 * @param admissionListener told of every request a verdict of this filter admitted
 	 */
 	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
-			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase, AdmissionListener admissionListener) {
+			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase,
+			AdaptiveConcurrencyLimits adaptiveLimits, AdmissionListener admissionListener) {
 		this.matcher = new RuleMatcher(rules);
 		this.limiter = limiter;
 		this.headersWriter = headersWriter;
 		this.rejectionHandler = rejectionHandler;
 		this.phase = phase;
+		this.adaptiveLimits = adaptiveLimits;
 		this.admissionListener = admissionListener;
 	}
 
@@ -116,7 +126,21 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
 		ServletRateLimitRequest view = new ServletRateLimitRequest(request);
+		AdaptiveAdmission admission;
 		Verdict verdict;
+		try {
+			admission = this.adaptiveLimits.admit(view, this.phase);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Adaptive concurrency limiting failed; the request is admitted unchecked", ex);
+			admission = null;
+		}
+		if (admission != null && admission.denial() != null) {
+			// denied before any rate rule is evaluated, so it consumes no quota
+			RequestCompletion.rejected(request);
+			this.rejectionHandler.rejectOverloaded(request, response, admission.denial());
+			return;
+		}
 		try {
 			verdict = decide(view);
 		}
@@ -131,18 +155,26 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			logShadowDenials(request, verdict);
 			this.headersWriter.write(response, merged);
 			if (!verdict.allowed()) {
+				if (admission != null) {
+					admission.release(Outcome.REJECTED);
+				}
 				RequestCompletion.rejected(request);
 				this.rejectionHandler.reject(request, response, merged);
 				return;
 			}
 		}
-		if (verdict != null && this.admissionListener != AdmissionListener.NONE) {
+		if (admission != null || (verdict != null && this.admissionListener != AdmissionListener.NONE)) {
 			Completion completion = RequestCompletion.of(request);
-			try {
-				this.admissionListener.onAdmitted(verdict, completion);
+			if (admission != null) {
+				completion.onEnd(admission::release);
 			}
-			catch (RuntimeException ex) {
-				logger.error("An admission listener failed; the request proceeds", ex);
+			if (verdict != null) {
+				try {
+					this.admissionListener.onAdmitted(verdict, completion);
+				}
+				catch (RuntimeException ex) {
+					logger.error("An admission listener failed; the request proceeds", ex);
+				}
 			}
 		}
 		RequestCompletion.proceed(request, response, chain);

@@ -126,58 +126,69 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
 		ServletRateLimitRequest view = new ServletRateLimitRequest(request);
-		AdaptiveAdmission admission;
+		AdaptiveAdmission admission = admit(view);
 		Verdict verdict;
-		try {
-			admission = this.adaptiveLimits.admit(view, this.phase);
-		}
-		catch (RuntimeException ex) {
-			logger.error("Adaptive concurrency limiting failed; the request is admitted unchecked", ex);
-			admission = null;
-		}
 		if (admission != null && admission.denial() != null) {
 			// denied before any rate rule is evaluated, so it consumes no quota
 			RequestCompletion.rejected(request);
 			this.rejectionHandler.rejectOverloaded(request, response, admission.denial());
 			return;
 		}
+		boolean proceeds = false;
 		try {
-			verdict = decide(view);
-		}
-		catch (RuntimeException ex) {
-			// The limiter must never turn a request into a 500 (a failing store, resolver or listener): admit it, and
-			// say so loudly.
-			logger.error("Rate limiting failed; the request is admitted unchecked", ex);
-			verdict = null;
-		}
-		if (verdict != null) {
-			Verdict merged = recordVerdict(request, verdict);
-			logShadowDenials(request, verdict);
-			this.headersWriter.write(response, merged);
-			if (!verdict.allowed()) {
-				if (admission != null) {
-					admission.release(Outcome.REJECTED);
-				}
-				RequestCompletion.rejected(request);
-				this.rejectionHandler.reject(request, response, merged);
-				return;
+			try {
+				verdict = decide(view);
 			}
-		}
-		if (admission != null || (verdict != null && this.admissionListener != AdmissionListener.NONE)) {
-			Completion completion = RequestCompletion.of(request);
-			if (admission != null) {
-				completion.onEnd(admission::release);
+			catch (RuntimeException ex) {
+				// The limiter must never turn a request into a 500 (a failing store, resolver or listener): admit it, and
+				// say so loudly.
+				logger.error("Rate limiting failed; the request is admitted unchecked", ex);
+				verdict = null;
 			}
 			if (verdict != null) {
-				try {
-					this.admissionListener.onAdmitted(verdict, completion);
+				Verdict merged = recordVerdict(request, verdict);
+				logShadowDenials(request, verdict);
+				this.headersWriter.write(response, merged);
+				if (!verdict.allowed()) {
+					RequestCompletion.rejected(request);
+					this.rejectionHandler.reject(request, response, merged);
+					return;
 				}
-				catch (RuntimeException ex) {
-					logger.error("An admission listener failed; the request proceeds", ex);
+			}
+			if (admission != null || (verdict != null && this.admissionListener != AdmissionListener.NONE)) {
+				Completion completion = RequestCompletion.of(request);
+				if (admission != null) {
+					completion.onEnd(admission::release);
 				}
+				if (verdict != null) {
+					try {
+						this.admissionListener.onAdmitted(verdict, completion);
+					}
+					catch (RuntimeException ex) {
+						logger.error("An admission listener failed; the request proceeds", ex);
+					}
+				}
+			}
+			proceeds = true;
+		}
+		finally {
+			if (admission != null && !proceeds) {
+				// denied by a rate rule (or failed before proceeding): the places are not held, nor measured
+				admission.release(Outcome.REJECTED);
 			}
 		}
 		RequestCompletion.proceed(request, response, chain);
+	}
+
+	/** Returns the places the request took under adaptive limits, or {@code null} when none applies. */
+	private @Nullable AdaptiveAdmission admit(ServletRateLimitRequest request) {
+		try {
+			return this.adaptiveLimits.admit(request, this.phase);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Adaptive concurrency limiting failed; the request is admitted unchecked", ex);
+			return null;
+		}
 	}
 
 	/** Returns the verdict of the rules that apply to the request, or {@code null} when none does. */

@@ -25,12 +25,13 @@ class ServletFreeEngineTests {
 
 	private static final List<String> ENGINE_PACKAGES = List.of("dev/ratelimit", "dev/ratelimit/algorithm",
 			"dev/ratelimit/rule", "dev/ratelimit/key", "dev/ratelimit/local", "dev/ratelimit/redis",
-			"dev/ratelimit/resilience");
+			"dev/ratelimit/resilience", "dev/ratelimit/adaptive");
 
 	/** Classes outside the engine packages that start without the Servlet API (their nested classes may not). */
 	private static final List<String> ENGINE_CLASSES = List.of("dev/ratelimit/aop/RateLimitedAspect",
 			"dev/ratelimit/aop/AnnotatedLimits", "dev/ratelimit/aop/CurrentRequest",
-			"dev/ratelimit/aop/RateLimitedMethodsValidator", "dev/ratelimit/autoconfigure/RateLimitAutoConfiguration",
+			"dev/ratelimit/aop/RateLimitedMethodsValidator", "dev/ratelimit/aop/CallCompletion",
+			"dev/ratelimit/autoconfigure/RateLimitAutoConfiguration",
 			"dev/ratelimit/autoconfigure/RateLimitAopAutoConfiguration", "dev/ratelimit/autoconfigure/RuleCompiler");
 
 	@Test

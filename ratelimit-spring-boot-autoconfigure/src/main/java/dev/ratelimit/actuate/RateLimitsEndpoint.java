@@ -11,6 +11,9 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimit;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.adaptive.AdaptiveSettings;
 import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.Periods;
@@ -28,7 +31,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code ratelimits} endpoint: the rules in effect and where their values come from, one subject's state
+ * The {@code ratelimits} endpoint: the rules in effect and where their values come from, the adaptive concurrency
+ * limits of this instance (current limit, requests in progress), one subject's state
  * (inspected without consuming anything), resetting a subject, runtime overrides shared through the store by every
  * instance, and the top offenders. Exposed over HTTP only if the application exposes it
  * ({@code management.endpoints.web.exposure.include}); secure it like any other actuator endpoint.
@@ -53,6 +57,8 @@ public class RateLimitsEndpoint {
 
 	private final StoreStatus status;
 
+	private final AdaptiveConcurrencyLimits adaptiveLimits;
+
 	/**
 	 * @param rules the rules
 	 * @param limiter the limiter (resets)
@@ -65,6 +71,23 @@ public class RateLimitsEndpoint {
 	 */
 	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, StoreStatus status, RateLimitStore store,
 			RuleOverrideRepository overrides, @Nullable TopOffenders offenders, String storeName) {
+		this(rules, limiter, status, store, overrides, offenders, storeName, AdaptiveConcurrencyLimits.none());
+	}
+
+	/**
+	 * @param rules the rules
+	 * @param limiter the limiter (resets)
+	 * @param status who decides, the circuit breaker and the deny cache, as shown
+	 * @param store the store, peeked at directly by inspections so that they consume nothing and count in no metric,
+	 * offender view or cache
+	 * @param overrides where overrides are shared
+	 * @param offenders the top offenders, or {@code null}
+	 * @param storeName the store's name as shown
+	 * @param adaptiveLimits this instance's adaptive concurrency limits
+	 */
+	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, StoreStatus status, RateLimitStore store,
+			RuleOverrideRepository overrides, @Nullable TopOffenders offenders, String storeName,
+			AdaptiveConcurrencyLimits adaptiveLimits) {
 		this.rules = rules;
 		this.limiter = limiter;
 		this.status = status;
@@ -72,6 +95,7 @@ public class RateLimitsEndpoint {
 		this.overrides = overrides;
 		this.offenders = offenders;
 		this.storeName = storeName;
+		this.adaptiveLimits = adaptiveLimits;
 	}
 
 	@ReadOperation
@@ -79,14 +103,22 @@ public class RateLimitsEndpoint {
 		CircuitBreaker.State circuit = this.status.circuitState();
 		return new RateLimitsDescriptor(this.storeName, this.status.state().name().toLowerCase(Locale.ROOT),
 				(circuit != null) ? circuit.name().toLowerCase(Locale.ROOT) : null, this.status.denyCacheSize(),
-				this.rules.all().stream().map(this::describe).toList());
+				this.rules.all().stream().map(this::describe).toList(),
+				this.adaptiveLimits.all().stream().map(RateLimitsEndpoint::describe).toList());
 	}
 
-	/** Returns one rule, or the top offenders for {@value #OFFENDERS}; {@code null} for an unknown rule. */
+	/**
+	 * Returns one rule (a rate rule, or an adaptive one), or the top offenders for {@value #OFFENDERS}; {@code null}
+	 * for an unknown rule.
+	 */
 	@ReadOperation
 	public @Nullable Object rule(@Selector String name) {
 		if (OFFENDERS.equals(name)) {
 			return offenders();
+		}
+		Optional<AdaptiveConcurrencyLimit> adaptive = this.adaptiveLimits.get(name);
+		if (adaptive.isPresent()) {
+			return describe(adaptive.get());
 		}
 		return this.rules.get(name).map(this::describe).orElse(null);
 	}
@@ -217,9 +249,24 @@ public class RateLimitsEndpoint {
 				(override != null) ? configured : null);
 	}
 
-	/** Every rule and the store. */
+	private static AdaptiveRuleDescriptor describe(AdaptiveConcurrencyLimit limit) {
+		AdaptiveSettings settings = limit.rule().settings();
+		return new AdaptiveRuleDescriptor(limit.rule().name(), settings.strategy().configName(), limit.limit(),
+				limit.inFlight(), settings.initialLimit(), settings.minLimit(), settings.maxLimit(),
+				limit.rule().mode().name().toLowerCase(Locale.ROOT));
+	}
+
+	/** Every rule and the store; {@code adaptive} lists the adaptive concurrency rules, which are not rates. */
 	public record RateLimitsDescriptor(String store, String state, @Nullable String circuit, long denyCacheSize,
-			List<RuleDescriptor> rules) {
+			List<RuleDescriptor> rules, List<AdaptiveRuleDescriptor> adaptive) {
+	}
+
+	/**
+	 * One adaptive concurrency rule of this instance: its current {@code limit} and the requests in progress under it
+	 * ({@code inFlight}), which change with latency and load, and its settings.
+	 */
+	public record AdaptiveRuleDescriptor(String name, String strategy, int limit, int inFlight, int initialLimit,
+			int minLimit, int maxLimit, String mode) {
 	}
 
 	/**

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ratelimit.AdmissionListener;
+import dev.ratelimit.Completion;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
@@ -38,7 +40,9 @@ import org.springframework.util.ClassUtils;
 /**
  * Applies {@link RateLimited} annotations: all annotations of a call in one {@link RateLimiter} call; a denial
  * throws {@link RateLimitExceededException}; inside a web request (as its {@link CurrentRequest} finds it) the
- * verdict is merged with the filter's and the headers are written.
+ * verdict is merged with the filter's and the headers are written. An admitted call is announced to the
+ * {@link AdmissionListener} with a {@link Completion} that ends when the method returns or throws, or when the
+ * {@link java.util.concurrent.CompletionStage} it returned completes.
  */
 @Aspect
 @Order(0)
@@ -54,6 +58,8 @@ public class RateLimitedAspect {
 
 	private final CurrentRequest currentRequest;
 
+	private final AdmissionListener admissionListener;
+
 	private final Map<MethodClassKey, AnnotatedLimits> compiled = new ConcurrentHashMap<>();
 
 	/**
@@ -64,10 +70,23 @@ public class RateLimitedAspect {
 	 */
 	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
 			CurrentRequest currentRequest) {
+		this(limiter, rules, beanFactory, currentRequest, AdmissionListener.NONE);
+	}
+
+	/**
+	 * @param limiter the limiter
+	 * @param rules the configured rules, for annotations that name one
+	 * @param beanFactory resolves {@code @beanName} in expressions
+	 * @param currentRequest finds the web request of a call and records the call's verdict in it
+	 * @param admissionListener told of every admitted call, with the completion that ends with it
+	 */
+	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
+			CurrentRequest currentRequest, AdmissionListener admissionListener) {
 		this.limiter = limiter;
 		this.rules = rules;
 		this.beanResolver = new BeanFactoryResolver(beanFactory);
 		this.currentRequest = currentRequest;
+		this.admissionListener = admissionListener;
 	}
 
 	@Around("@within(dev.ratelimit.RateLimited) || @annotation(dev.ratelimit.RateLimited)"
@@ -96,7 +115,12 @@ public class RateLimitedAspect {
 		if (!verdict.allowed()) {
 			throw new RateLimitExceededException(verdict);
 		}
-		return call.proceed();
+		if (this.admissionListener == AdmissionListener.NONE) {
+			return call.proceed();
+		}
+		Completion completion = new Completion();
+		this.admissionListener.onAdmitted(verdict, completion);
+		return CallCompletion.proceed(call, completion);
 	}
 
 	/**

@@ -57,7 +57,9 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
 		List<String> rules = properties.getRules()
 			.entrySet()
 			.stream()
-			.filter((rule) -> KeyResolvers.mayUseClientIp(rule.getValue().getKey()))
+			// an adaptive-concurrency rule has no key: it limits the instance, whatever the client's address
+			.filter((rule) -> rule.getValue().getAlgorithm() != RateLimitProperties.RuleAlgorithm.ADAPTIVE_CONCURRENCY
+					&& KeyResolvers.mayUseClientIp(rule.getValue().getKey()))
 			.map(Map.Entry::getKey)
 			.toList();
 		if (rules.isEmpty()) {

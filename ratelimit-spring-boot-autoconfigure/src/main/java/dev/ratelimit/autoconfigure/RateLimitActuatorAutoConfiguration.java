@@ -4,12 +4,14 @@ import java.util.Locale;
 
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.actuate.AdaptiveConcurrencyMetrics;
 import dev.ratelimit.actuate.OverrideFieldsAdvisor;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.actuate.RateLimitMetrics;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import dev.ratelimit.actuate.TopOffenders;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRules;
@@ -59,9 +61,10 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter,
 				ObjectProvider<StoreStatus> status, RuleOverrideRepository overrides,
-				ObjectProvider<TopOffenders> offenders, RateLimitStore store) {
+				ObjectProvider<TopOffenders> offenders, RateLimitStore store,
+				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits) {
 			return new RateLimitsEndpoint(rules, limiter, status.getIfUnique(StoreStatus::local), store, overrides,
-					offenders.getIfAvailable(), storeName(store));
+					offenders.getIfAvailable(), storeName(store), adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none));
 		}
 
 		@Bean
@@ -103,6 +106,13 @@ public final class RateLimitActuatorAutoConfiguration {
 			// looked up when the gauge is read: the limiter, which may be the status, needs this listener first
 			return new RateLimitMetrics(registry, properties.getMetrics().getNearLimitThreshold(),
 					() -> status.getIfUnique(StoreStatus::local).state());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBean(AdaptiveConcurrencyLimits.class)
+		AdaptiveConcurrencyMetrics rateLimitAdaptiveConcurrencyMetrics(AdaptiveConcurrencyLimits adaptiveLimits) {
+			return new AdaptiveConcurrencyMetrics(adaptiveLimits);
 		}
 
 	}

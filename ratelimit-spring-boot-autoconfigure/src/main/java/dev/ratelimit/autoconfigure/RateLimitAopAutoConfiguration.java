@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.aop.CurrentRequest;
 import dev.ratelimit.aop.RateLimitedAspect;
@@ -35,8 +36,10 @@ public final class RateLimitAopAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitedAspect rateLimitedAspect(RateLimiter limiter, RateLimitRules rules,
-			ConfigurableListableBeanFactory beanFactory, ObjectProvider<CurrentRequest> currentRequest) {
-		return new RateLimitedAspect(limiter, rules, beanFactory, currentRequest.getIfAvailable(CurrentRequest::none));
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<CurrentRequest> currentRequest,
+			ObjectProvider<AdmissionListener> admissionListeners) {
+		return new RateLimitedAspect(limiter, rules, beanFactory, currentRequest.getIfAvailable(CurrentRequest::none),
+				AdmissionListener.composite(admissionListeners.orderedStream().toList()));
 	}
 
 	@Bean

@@ -1,6 +1,7 @@
 package dev.ratelimit.autoconfigure;
 
 import java.time.Clock;
+import java.util.List;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.KeyResolver;
@@ -8,6 +9,9 @@ import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyRule;
+import dev.ratelimit.adaptive.NetflixConcurrencyLimiters;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.RateLimitRules;
@@ -26,6 +30,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -38,7 +43,7 @@ import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * Core auto-configuration of the rate limiter: the compiled rules, the store (in memory unless the Redis
- * auto-configuration provided one) and the {@link RateLimiter}.
+ * auto-configuration provided one), the {@link RateLimiter}, and this instance's adaptive concurrency limits.
  */
 @AutoConfiguration(after = RateLimitRedisAutoConfiguration.class)
 @ConditionalOnClass(PathPattern.class)
@@ -78,6 +83,15 @@ public final class RateLimitAutoConfiguration {
 		RateLimitPropertyNames.checkKnown(environment);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(properties.getRules()));
 		return rateLimitRuleCompiler.compile(properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AdaptiveConcurrencyLimits rateLimitAdaptiveConcurrencyLimits(RateLimitProperties properties,
+			RuleCompiler rateLimitRuleCompiler, ApplicationContext context) {
+		List<AdaptiveConcurrencyRule> rules = rateLimitRuleCompiler.compileAdaptive(properties, context.getClassLoader());
+		// the library is linked only when an adaptive rule exists
+		return rules.isEmpty() ? AdaptiveConcurrencyLimits.none() : NetflixConcurrencyLimiters.limits(rules, System::nanoTime);
 	}
 
 	@Bean

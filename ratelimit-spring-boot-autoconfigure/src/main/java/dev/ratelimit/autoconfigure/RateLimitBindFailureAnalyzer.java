@@ -42,7 +42,7 @@ class RateLimitBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException
 		if (type == Duration.class) {
 			return "a duration";
 		}
-		if (type == Algorithm.class) {
+		if (type == Algorithm.class || type == RateLimitProperties.RuleAlgorithm.class) {
 			return "an algorithm";
 		}
 		if (type == RequestMethod.class) {

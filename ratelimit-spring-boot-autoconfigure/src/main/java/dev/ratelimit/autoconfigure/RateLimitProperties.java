@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.adaptive.AdaptiveStrategy;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.StoreFailureMode;
@@ -433,9 +434,10 @@ public class RateLimitProperties {
 
 		/**
 		 * Algorithm: gcra, token-bucket, leaky-bucket, fixed-window, sliding-window-log, sliding-window-counter or
-		 * concurrency.
+		 * concurrency (requests in flight at once, across instances); or adaptive-concurrency, a limit on this
+		 * instance's requests in progress that follows their latency.
 		 */
-		private Algorithm algorithm = Algorithm.GCRA;
+		private RuleAlgorithm algorithm = RuleAlgorithm.GCRA;
 
 		/**
 		 * Requests (units of cost) admitted per period; for concurrency, in flight at once.
@@ -497,8 +499,14 @@ public class RateLimitProperties {
 		 */
 		private RulePhase phase = RulePhase.AUTO;
 
+		private final Adaptive adaptive = new Adaptive();
+
 		public Match getMatch() {
 			return this.match;
+		}
+
+		public Adaptive getAdaptive() {
+			return this.adaptive;
 		}
 
 		public String getKey() {
@@ -509,11 +517,11 @@ public class RateLimitProperties {
 			this.key = key;
 		}
 
-		public Algorithm getAlgorithm() {
+		public RuleAlgorithm getAlgorithm() {
 			return this.algorithm;
 		}
 
-		public void setAlgorithm(Algorithm algorithm) {
+		public void setAlgorithm(RuleAlgorithm algorithm) {
 			this.algorithm = algorithm;
 		}
 
@@ -603,6 +611,100 @@ public class RateLimitProperties {
 
 		public void setPhase(RulePhase phase) {
 			this.phase = phase;
+		}
+
+	}
+
+	/**
+	 * What a rule's {@code algorithm} names: a rate {@link Algorithm} (kept by the store), or
+	 * {@link #ADAPTIVE_CONCURRENCY}, which is no rate and never reaches a store.
+	 */
+	public enum RuleAlgorithm {
+
+		/** {@link Algorithm#FIXED_WINDOW}. */
+		FIXED_WINDOW,
+
+		/** {@link Algorithm#SLIDING_WINDOW_LOG}. */
+		SLIDING_WINDOW_LOG,
+
+		/** {@link Algorithm#SLIDING_WINDOW_COUNTER}. */
+		SLIDING_WINDOW_COUNTER,
+
+		/** {@link Algorithm#TOKEN_BUCKET}. */
+		TOKEN_BUCKET,
+
+		/** {@link Algorithm#LEAKY_BUCKET}. */
+		LEAKY_BUCKET,
+
+		/** {@link Algorithm#GCRA}. */
+		GCRA,
+
+		/** {@link Algorithm#CONCURRENCY}. */
+		CONCURRENCY,
+
+		/** A per-instance concurrency limit that follows latency (see {@link Adaptive}). */
+		ADAPTIVE_CONCURRENCY;
+
+		/** Returns the rate algorithm of this name, or {@code null} for {@link #ADAPTIVE_CONCURRENCY}. */
+		public @Nullable Algorithm rateAlgorithm() {
+			return (this != ADAPTIVE_CONCURRENCY) ? Algorithm.valueOf(name()) : null;
+		}
+
+	}
+
+	/** Settings of an adaptive-concurrency rule; the limit adapts between min-limit and max-limit. */
+	public static class Adaptive {
+
+		/**
+		 * How the limit follows latency: gradient2 (default), vegas or aimd.
+		 */
+		private @Nullable AdaptiveStrategy strategy;
+
+		/**
+		 * Limit before any latency was measured (default 20).
+		 */
+		private @Nullable Integer initialLimit;
+
+		/**
+		 * Lowest limit (default 1).
+		 */
+		private @Nullable Integer minLimit;
+
+		/**
+		 * Highest limit (default 200).
+		 */
+		private @Nullable Integer maxLimit;
+
+		public @Nullable AdaptiveStrategy getStrategy() {
+			return this.strategy;
+		}
+
+		public void setStrategy(@Nullable AdaptiveStrategy strategy) {
+			this.strategy = strategy;
+		}
+
+		public @Nullable Integer getInitialLimit() {
+			return this.initialLimit;
+		}
+
+		public void setInitialLimit(@Nullable Integer initialLimit) {
+			this.initialLimit = initialLimit;
+		}
+
+		public @Nullable Integer getMinLimit() {
+			return this.minLimit;
+		}
+
+		public void setMinLimit(@Nullable Integer minLimit) {
+			this.minLimit = minLimit;
+		}
+
+		public @Nullable Integer getMaxLimit() {
+			return this.maxLimit;
+		}
+
+		public void setMaxLimit(@Nullable Integer maxLimit) {
+			this.maxLimit = maxLimit;
 		}
 
 	}

@@ -2,8 +2,10 @@ package dev.ratelimit.autoconfigure;
 
 import java.time.Clock;
 
+import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
@@ -73,9 +75,12 @@ public final class RateLimitServletAutoConfiguration {
 
 	private static FilterRegistrationBean<RateLimitFilter> registration(String name, int order,
 			@Nullable RulePhase phase, RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
-			RateLimitRejectionHandler rejectionHandler) {
-		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-				new RateLimitFilter(rules, limiter, headersWriter, rejectionHandler, phase));
+			RateLimitRejectionHandler rejectionHandler, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
+			ObjectProvider<AdmissionListener> admissionListeners) {
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(rules,
+				limiter, headersWriter, rejectionHandler, phase,
+				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
+				AdmissionListener.composite(admissionListeners.orderedStream().toList())));
 		registration.setName(name);
 		registration.setOrder(order);
 		return registration;
@@ -90,9 +95,10 @@ public final class RateLimitServletAutoConfiguration {
 		@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
-				RateLimitProperties properties) {
+				RateLimitProperties properties, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
+				ObjectProvider<AdmissionListener> admissionListeners) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), null, rules, limiter,
-					headersWriter, rejectionHandler);
+					headersWriter, rejectionHandler, adaptiveLimits, admissionListeners);
 		}
 
 	}
@@ -110,18 +116,22 @@ public final class RateLimitServletAutoConfiguration {
 		@ConditionalOnMissingBean(name = "rateLimitBeforeAuthenticationFilterRegistration")
 		FilterRegistrationBean<RateLimitFilter> rateLimitBeforeAuthenticationFilterRegistration(RateLimitRules rules,
 				RateLimiter limiter, RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
-				RateLimitProperties properties, Environment environment) {
+				RateLimitProperties properties, Environment environment,
+				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
+				ObjectProvider<AdmissionListener> admissionListeners) {
 			return registration("rateLimitBeforeAuthenticationFilter", beforeAuthenticationOrder(properties, environment),
-					RulePhase.BEFORE_AUTHENTICATION, rules, limiter, headersWriter, rejectionHandler);
+					RulePhase.BEFORE_AUTHENTICATION, rules, limiter, headersWriter, rejectionHandler, adaptiveLimits,
+					admissionListeners);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
-				RateLimitProperties properties) {
+				RateLimitProperties properties, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
+				ObjectProvider<AdmissionListener> admissionListeners) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), RulePhase.AFTER_AUTHENTICATION,
-					rules, limiter, headersWriter, rejectionHandler);
+					rules, limiter, headersWriter, rejectionHandler, adaptiveLimits, admissionListeners);
 		}
 
 		private static int beforeAuthenticationOrder(RateLimitProperties properties, Environment environment) {

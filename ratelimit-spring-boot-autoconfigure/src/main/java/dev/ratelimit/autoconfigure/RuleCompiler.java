@@ -19,6 +19,9 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitPolicy.Field;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyRule;
+import dev.ratelimit.adaptive.AdaptiveSettings;
+import dev.ratelimit.autoconfigure.RateLimitProperties.RuleAlgorithm;
 import dev.ratelimit.key.KeyResolvers;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.redis.RedisKeys;
@@ -30,21 +33,28 @@ import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RulePhase;
+import dev.ratelimit.rule.StoreFailureMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
 /**
- * Converts {@link RateLimitProperties} into immutable {@link RateLimitRules}, once. Every invalid value fails with an
- * {@link InvalidRateLimitRuleException} naming the property and the fix.
+ * Converts {@link RateLimitProperties} into immutable {@link RateLimitRules} and {@link AdaptiveConcurrencyRule}s,
+ * once. Every invalid value fails with an {@link InvalidRateLimitRuleException} naming the property and the fix.
  */
 public final class RuleCompiler {
+
+	/** The Maven coordinates of the library that adaptive-concurrency rules need. */
+	static final String CONCURRENCY_LIMITS_DEPENDENCY = "com.netflix.concurrency-limits:concurrency-limits-core";
+
+	private static final String CONCURRENCY_LIMITS_CLASS = "com.netflix.concurrency.limits.limiter.SimpleLimiter";
 
 	private static final Log logger = LogFactory.getLog(RuleCompiler.class);
 
@@ -91,7 +101,7 @@ public final class RuleCompiler {
 				&& !actuatorBasePath.trim().equals("/")) ? actuatorBasePath.trim().replaceAll("/+$", "") : null;
 	}
 
-	/** Compiles every rule. */
+	/** Compiles every rate rule (every rule but the {@code adaptive-concurrency} ones). */
 	public RateLimitRules compile(RateLimitProperties properties) {
 		try {
 			new RedisKeys(properties.getKeyPrefix());
@@ -102,6 +112,9 @@ public final class RuleCompiler {
 		}
 		List<RateLimitRule> rules = new ArrayList<>();
 		properties.getRules().forEach((name, rule) -> {
+			if (rule.getAlgorithm() == RuleAlgorithm.ADAPTIVE_CONCURRENCY) {
+				return;
+			}
 			RateLimitRule compiled = compile(name, rule, properties.getApiKeyHeader());
 			rules.add(compiled);
 			if (logger.isInfoEnabled()) {
@@ -111,20 +124,49 @@ public final class RuleCompiler {
 		return new RateLimitRules(rules, this.resolutionFailures);
 	}
 
-	/** Compiles one rule. */
+	/**
+	 * Compiles every {@code adaptive-concurrency} rule.
+	 * @param properties the properties
+	 * @param classLoader where to look for the concurrency-limits library
+	 * @return the rules, in configuration order
+	 * @throws InvalidRateLimitRuleException for an invalid rule, or when there is one and the library is missing
+	 */
+	public List<AdaptiveConcurrencyRule> compileAdaptive(RateLimitProperties properties,
+			@Nullable ClassLoader classLoader) {
+		List<AdaptiveConcurrencyRule> rules = new ArrayList<>();
+		properties.getRules().forEach((name, rule) -> {
+			if (rule.getAlgorithm() != RuleAlgorithm.ADAPTIVE_CONCURRENCY) {
+				return;
+			}
+			if (!ClassUtils.isPresent(CONCURRENCY_LIMITS_CLASS, classLoader)) {
+				throw new InvalidRateLimitRuleException("ratelimit.rules." + name + ".algorithm",
+						"adaptive-concurrency needs Netflix's concurrency-limits library, which is not on the class path",
+						"Add the dependency " + CONCURRENCY_LIMITS_DEPENDENCY + " (the ratelimit starter brings it),"
+								+ " or use another algorithm");
+			}
+			AdaptiveConcurrencyRule compiled = compileAdaptive(name, rule);
+			rules.add(compiled);
+			if (logger.isInfoEnabled()) {
+				logger.info(describe(compiled));
+			}
+		});
+		return rules;
+	}
+
+	/** Compiles one rate rule. */
 	public RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader) {
 		String prefix = "ratelimit.rules." + name;
-		try {
-			RateLimitPolicy.checkName(name);
+		checkName(prefix, name);
+		Algorithm algorithm = rule.getAlgorithm().rateAlgorithm();
+		if (algorithm == null) {
+			throw new InvalidRateLimitRuleException(prefix + ".algorithm", "adaptive-concurrency is not a rate",
+					"Compile it with compileAdaptive");
 		}
-		catch (RateLimitPolicy.InvalidPolicyException ex) {
-			throw invalid(prefix, ex);
+		if (isSet(rule.getAdaptive())) {
+			throw new InvalidRateLimitRuleException(prefix + ".adaptive",
+					"adaptive settings apply to algorithm adaptive-concurrency only",
+					"Remove them, or set algorithm to adaptive-concurrency");
 		}
-		if (name.equals("offenders")) {
-			throw new InvalidRateLimitRuleException(prefix, "'offenders' is reserved by the ratelimits endpoint",
-					"Rename the rule");
-		}
-		Algorithm algorithm = rule.getAlgorithm();
 		if (algorithm == Algorithm.CONCURRENCY && rule.getPeriod() != null) {
 			throw new InvalidRateLimitRuleException(prefix + ".period", "concurrency has no period",
 					"Remove it; lease-timeout bounds how long a request holds its slot");
@@ -163,6 +205,71 @@ public final class RuleCompiler {
 		return new RateLimitRule(name, match(prefix + ".match", rule.getMatch()),
 				key(prefix + ".key", rule.getKey(), apiKeyHeader), policy, tiers, tierKey,
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule));
+	}
+
+	private AdaptiveConcurrencyRule compileAdaptive(String name, RateLimitProperties.Rule rule) {
+		String prefix = "ratelimit.rules." + name;
+		checkName(prefix, name);
+		// an adaptive limit is this instance's, for every client: no rate, no key, no store
+		notForAdaptive(prefix + ".limit", rule.getLimit() != null);
+		notForAdaptive(prefix + ".period", rule.getPeriod() != null);
+		notForAdaptive(prefix + ".burst", rule.getBurst() != null);
+		notForAdaptive(prefix + ".spread-windows", rule.isSpreadWindows());
+		notForAdaptive(prefix + ".tiers", !rule.getTiers().isEmpty());
+		notForAdaptive(prefix + ".tier-key", rule.getTierKey() != null);
+		notForAdaptive(prefix + ".cost", !rule.getCost().trim().equals("1"));
+		notForAdaptive(prefix + ".key", !rule.getKey().trim().equals("ip"));
+		notForAdaptive(prefix + ".on-store-failure", rule.getOnStoreFailure() != StoreFailureMode.LOCAL);
+		RateLimitProperties.Adaptive adaptive = rule.getAdaptive();
+		int min = (adaptive.getMinLimit() != null) ? adaptive.getMinLimit() : AdaptiveSettings.DEFAULT_MIN_LIMIT;
+		int max = (adaptive.getMaxLimit() != null) ? adaptive.getMaxLimit() : AdaptiveSettings.DEFAULT_MAX_LIMIT;
+		if (min < 1) {
+			throw new InvalidRateLimitRuleException(prefix + ".adaptive.min-limit", "must be at least 1 but was " + min,
+					"Set it to the fewest requests this instance should always take at once, e.g. 1");
+		}
+		if (max < min) {
+			throw new InvalidRateLimitRuleException(prefix + ".adaptive.min-limit",
+					"min-limit " + min + " is above max-limit " + max,
+					"Set min-limit at or below max-limit (default " + AdaptiveSettings.DEFAULT_MAX_LIMIT + ")");
+		}
+		int initial = (adaptive.getInitialLimit() != null) ? adaptive.getInitialLimit()
+				: Math.max(min, Math.min(max, AdaptiveSettings.DEFAULT_INITIAL_LIMIT));
+		if (initial < min || initial > max) {
+			throw new InvalidRateLimitRuleException(prefix + ".adaptive.initial-limit",
+					"initial-limit " + initial + " is outside min-limit " + min + " to max-limit " + max,
+					"Set it between min-limit and max-limit, or remove it");
+		}
+		AdaptiveSettings settings = new AdaptiveSettings(
+				(adaptive.getStrategy() != null) ? adaptive.getStrategy() : AdaptiveSettings.DEFAULT_STRATEGY, initial,
+				min, max);
+		return new AdaptiveConcurrencyRule(name, match(prefix + ".match", rule.getMatch()), settings, rule.getMode(),
+				phase(rule));
+	}
+
+	private static void notForAdaptive(String property, boolean set) {
+		if (set) {
+			throw new InvalidRateLimitRuleException(property,
+					"has no meaning for adaptive-concurrency, a limit on this instance's requests in progress",
+					"Remove it, or declare a separate rate rule on the same paths (e.g. a per-client cap)");
+		}
+	}
+
+	private static boolean isSet(RateLimitProperties.Adaptive adaptive) {
+		return adaptive.getStrategy() != null || adaptive.getInitialLimit() != null || adaptive.getMinLimit() != null
+				|| adaptive.getMaxLimit() != null;
+	}
+
+	private static void checkName(String prefix, String name) {
+		try {
+			RateLimitPolicy.checkName(name);
+		}
+		catch (RateLimitPolicy.InvalidPolicyException ex) {
+			throw invalid(prefix, ex);
+		}
+		if (name.equals("offenders")) {
+			throw new InvalidRateLimitRuleException(prefix, "'offenders' is reserved by the ratelimits endpoint",
+					"Rename the rule");
+		}
 	}
 
 	/** Resolves {@code auto}: after authentication when the key or tier key has a {@code user} part, else before. */
@@ -220,19 +327,7 @@ public final class RuleCompiler {
 	 * key ip, gcra 5 per PT10S, on store failure local}.
 	 */
 	static String describe(RateLimitRule compiled, RateLimitProperties.Rule rule) {
-		RequestMatch match = compiled.match();
-		StringBuilder line = new StringBuilder("Rate limit rule '").append(compiled.name()).append("': ");
-		if (!match.enabled()) {
-			line.append("no requests (used by @RateLimited only)");
-		}
-		else {
-			line.append(match.methods().isEmpty() ? "any method" : String.join("|", new TreeSet<>(match.methods())))
-				.append(' ')
-				.append(match.paths().isEmpty() ? "every path" : patternsText(match.paths()));
-			if (!match.excludePaths().isEmpty()) {
-				line.append(" except ").append(patternsText(match.excludePaths()));
-			}
-		}
+		StringBuilder line = describeMatch(compiled.name(), compiled.match());
 		RateLimitPolicy policy = compiled.policy();
 		line.append(", key ").append(rule.getKey().trim()).append(", ").append(policy.algorithm().configName())
 			.append(' ').append(policy.limit())
@@ -247,6 +342,35 @@ public final class RuleCompiler {
 		line.append(", ").append(compiled.mode().name().toLowerCase(Locale.ROOT))
 			.append(", on store failure ").append(compiled.onStoreFailure().name().toLowerCase(Locale.ROOT));
 		return line.toString();
+	}
+
+	/**
+	 * Describes a compiled adaptive rule in one line, e.g. {@code Rate limit rule 'slow': any method /api/slow,
+	 * adaptive-concurrency gradient2 from 20 within 1..200 requests at once in this instance, enforce}.
+	 */
+	static String describe(AdaptiveConcurrencyRule compiled) {
+		AdaptiveSettings settings = compiled.settings();
+		return describeMatch(compiled.name(), compiled.match()).append(", adaptive-concurrency ")
+			.append(settings.strategy().configName()).append(" from ").append(settings.initialLimit())
+			.append(" within ").append(settings.minLimit()).append("..").append(settings.maxLimit())
+			.append(" requests at once in this instance, ").append(compiled.mode().name().toLowerCase(Locale.ROOT))
+			.toString();
+	}
+
+	private static StringBuilder describeMatch(String name, RequestMatch match) {
+		StringBuilder line = new StringBuilder("Rate limit rule '").append(name).append("': ");
+		if (!match.enabled()) {
+			line.append("no requests (used by @RateLimited only)");
+		}
+		else {
+			line.append(match.methods().isEmpty() ? "any method" : String.join("|", new TreeSet<>(match.methods())))
+				.append(' ')
+				.append(match.paths().isEmpty() ? "every path" : patternsText(match.paths()));
+			if (!match.excludePaths().isEmpty()) {
+				line.append(" except ").append(patternsText(match.excludePaths()));
+			}
+		}
+		return line;
 	}
 
 	private static String patternsText(List<PathPattern> patterns) {

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.adaptive.AdaptiveDenial;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
@@ -18,8 +19,9 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 
 /**
- * Answers a request denied because the store is unavailable and a rule fails closed with 503 Service Unavailable,
- * {@code Retry-After} and a problem body; answers any other denied request with 429 Too Many Requests, {@code Retry-After} (the longest wait among the denying rules,
+ * Answers a request denied because the store is unavailable and a rule fails closed, or because an adaptive
+ * concurrency limit is full, with 503 Service Unavailable, {@code Retry-After} and a problem body; answers any other
+ * denied request with 429 Too Many Requests, {@code Retry-After} (the longest wait among the denying rules,
  * in seconds rounded up, at least 1) and an RFC 9457 {@code application/problem+json} body with the denying rule
  * names ({@code rules}) and the wait ({@code retryAfter}, seconds).
  * <p>
@@ -34,20 +36,16 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	/** The problem type of requests rejected because the store is unavailable and a rule fails closed. */
 	public static final URI UNAVAILABLE_TYPE = URI.create("urn:ratelimit:problem:store-unavailable");
 
+	/** The problem type of requests rejected because an adaptive concurrency limit is full. */
+	public static final URI OVERLOADED_TYPE = URI.create("urn:ratelimit:problem:overloaded");
+
 	@Override
 	public void reject(HttpServletRequest request, HttpServletResponse response, Verdict verdict) throws IOException {
 		List<String> rules = verdict.deniedIndexes().stream().map((i) -> verdict.checks().get(i).policy().name()).toList();
 		if (verdict.storeUnavailable()) {
 			long seconds = retryAfterSeconds(verdict.retryAfter());
-			ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.SERVICE_UNAVAILABLE);
-			problem.setType(UNAVAILABLE_TYPE);
-			problem.setInstance(URI.create(request.getRequestURI()));
-			problem.setDetail("Rate limit " + quoted(rules) + " cannot be checked right now and does not admit requests"
-					+ " unchecked. Retry after " + seconds + ((seconds == 1) ? " second." : " seconds."));
-			problem.setProperty("rules", rules);
-			problem.setProperty("retryAfter", seconds);
-			response.setHeader("Retry-After", Long.toString(seconds));
-			write(response, problem);
+			serviceUnavailable(request, response, UNAVAILABLE_TYPE, rules, seconds, "Rate limit " + quoted(rules)
+					+ " cannot be checked right now and does not admit requests unchecked.");
 			return;
 		}
 		boolean never = verdict.deniedIndexes().stream().map((i) -> verdict.decisions().get(i)).anyMatch(Decision::neverAllowed);
@@ -65,6 +63,39 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 					+ ((seconds == 1) ? " second." : " seconds."));
 			problem.setProperty("retryAfter", seconds);
 		}
+		write(response, problem);
+	}
+
+	@Override
+	public void rejectOverloaded(HttpServletRequest request, HttpServletResponse response, AdaptiveDenial denial)
+			throws IOException {
+		overloaded(request, response, denial);
+	}
+
+	/**
+	 * Writes the 503 of a request that an adaptive concurrency limit denied.
+	 * @param request the request
+	 * @param response the response
+	 * @param denial the rule that denied it
+	 * @throws IOException when the response cannot be written
+	 */
+	static void overloaded(HttpServletRequest request, HttpServletResponse response, AdaptiveDenial denial)
+			throws IOException {
+		List<String> rules = List.of(denial.rule());
+		serviceUnavailable(request, response, OVERLOADED_TYPE, rules, retryAfterSeconds(AdaptiveDenial.RETRY_AFTER),
+				"The server is at its concurrency limit " + quoted(rules) + " (" + denial.limit()
+						+ " requests at once) and does not take more right now.");
+	}
+
+	private static void serviceUnavailable(HttpServletRequest request, HttpServletResponse response, URI type,
+			List<String> rules, long seconds, String reason) throws IOException {
+		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.SERVICE_UNAVAILABLE);
+		problem.setType(type);
+		problem.setInstance(URI.create(request.getRequestURI()));
+		problem.setDetail(reason + " Retry after " + seconds + ((seconds == 1) ? " second." : " seconds."));
+		problem.setProperty("rules", rules);
+		problem.setProperty("retryAfter", seconds);
+		response.setHeader("Retry-After", Long.toString(seconds));
 		write(response, problem);
 	}
 

@@ -3,9 +3,14 @@ package dev.ratelimit.web;
 import java.io.IOException;
 import java.util.List;
 
+import dev.ratelimit.AdmissionListener;
+import dev.ratelimit.Completion;
+import dev.ratelimit.Completion.Outcome;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.adaptive.AdaptiveAdmission;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMatcher;
 import dev.ratelimit.rule.RulePhase;
@@ -20,9 +25,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Applies the configured rules to every request: match, resolve keys, one {@link RateLimiter} call for all matching
- * rules, write headers, then continue or reject. With Spring Security, two instances apply the rules of one
- * {@link RulePhase} each, before and after authentication; the later one merges its verdict with the earlier one's.
+ * Applies the configured rules to every request: a place under each matching adaptive concurrency limit first (a full
+ * one answers 503 before any rate is consumed), then match, resolve keys, one {@link RateLimiter} call for all
+ * matching rate rules, write headers, then continue or reject (a rejected request gives its places back). With Spring
+ * Security, two instances apply the rules of one {@link RulePhase} each, before and after authentication; the later
+ * one merges its verdict with the earlier one's. What must happen when an admitted request ends (its places given
+ * back, the {@link AdmissionListener}'s callbacks) runs once through the request's {@link RequestCompletion}.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -40,6 +48,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	private final RateLimitRejectionHandler rejectionHandler;
 
 	private final @Nullable RulePhase phase;
+
+	private final AdaptiveConcurrencyLimits adaptiveLimits;
+
+	private final AdmissionListener admissionListener;
 
 	/**
 	 * Creates a filter for every rule.
@@ -63,11 +75,30 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
 			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase) {
+		this(rules, limiter, headersWriter, rejectionHandler, phase, AdaptiveConcurrencyLimits.none(),
+				AdmissionListener.NONE);
+	}
+
+	/**
+	 * Creates a filter for the rules of one phase, with adaptive concurrency limits.
+	 * @param rules the rules
+	 * @param limiter the limiter
+	 * @param headersWriter writes the headers
+	 * @param rejectionHandler answers denied requests
+	 * @param phase the phase whose rules it applies, or {@code null} for every rule
+	 * @param adaptiveLimits the adaptive concurrency limits
+	 * @param admissionListener told of every request a verdict of this filter admitted
+	 */
+	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
+			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase,
+			AdaptiveConcurrencyLimits adaptiveLimits, AdmissionListener admissionListener) {
 		this.matcher = new RuleMatcher(rules);
 		this.limiter = limiter;
 		this.headersWriter = headersWriter;
 		this.rejectionHandler = rejectionHandler;
 		this.phase = phase;
+		this.adaptiveLimits = adaptiveLimits;
+		this.admissionListener = admissionListener;
 	}
 
 	/**
@@ -94,34 +125,75 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
+		ServletRateLimitRequest view = new ServletRateLimitRequest(request);
+		AdaptiveAdmission admission = admit(view);
 		Verdict verdict;
-		try {
-			verdict = decide(request);
-		}
-		catch (RuntimeException ex) {
-			// The limiter must never turn a request into a 500 (a failing store, resolver or listener): admit it, and
-			// say so loudly.
-			logger.error("Rate limiting failed; the request is admitted unchecked", ex);
-			verdict = null;
-		}
-		if (verdict == null) {
-			chain.doFilter(request, response);
+		if (admission != null && admission.denial() != null) {
+			// denied before any rate rule is evaluated, so it consumes no quota
+			RequestCompletion.rejected(request);
+			this.rejectionHandler.rejectOverloaded(request, response, admission.denial());
 			return;
 		}
-		Verdict merged = recordVerdict(request, verdict);
-		logShadowDenials(request, verdict);
-		this.headersWriter.write(response, merged);
-		if (verdict.allowed()) {
-			chain.doFilter(request, response);
+		boolean proceeds = false;
+		try {
+			try {
+				verdict = decide(view);
+			}
+			catch (RuntimeException ex) {
+				// The limiter must never turn a request into a 500 (a failing store, resolver or listener): admit it, and
+				// say so loudly.
+				logger.error("Rate limiting failed; the request is admitted unchecked", ex);
+				verdict = null;
+			}
+			if (verdict != null) {
+				Verdict merged = recordVerdict(request, verdict);
+				logShadowDenials(request, verdict);
+				this.headersWriter.write(response, merged);
+				if (!verdict.allowed()) {
+					RequestCompletion.rejected(request);
+					this.rejectionHandler.reject(request, response, merged);
+					return;
+				}
+			}
+			if (admission != null || (verdict != null && this.admissionListener != AdmissionListener.NONE)) {
+				Completion completion = RequestCompletion.of(request);
+				if (admission != null) {
+					completion.onEnd(admission::release);
+				}
+				if (verdict != null) {
+					try {
+						this.admissionListener.onAdmitted(verdict, completion);
+					}
+					catch (RuntimeException ex) {
+						logger.error("An admission listener failed; the request proceeds", ex);
+					}
+				}
+			}
+			proceeds = true;
 		}
-		else {
-			this.rejectionHandler.reject(request, response, merged);
+		finally {
+			if (admission != null && !proceeds) {
+				// denied by a rate rule (or failed before proceeding): the places are not held, nor measured
+				admission.release(Outcome.REJECTED);
+			}
+		}
+		RequestCompletion.proceed(request, response, chain);
+	}
+
+	/** Returns the places the request took under adaptive limits, or {@code null} when none applies. */
+	private @Nullable AdaptiveAdmission admit(ServletRateLimitRequest request) {
+		try {
+			return this.adaptiveLimits.admit(request, this.phase);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Adaptive concurrency limiting failed; the request is admitted unchecked", ex);
+			return null;
 		}
 	}
 
 	/** Returns the verdict of the rules that apply to the request, or {@code null} when none does. */
-	private @Nullable Verdict decide(HttpServletRequest request) {
-		List<RateLimitCheck> checks = this.matcher.checksFor(new ServletRateLimitRequest(request), this.phase);
+	private @Nullable Verdict decide(ServletRateLimitRequest request) {
+		List<RateLimitCheck> checks = this.matcher.checksFor(request, this.phase);
 		return checks.isEmpty() ? null : this.limiter.evaluate(checks);
 	}
 

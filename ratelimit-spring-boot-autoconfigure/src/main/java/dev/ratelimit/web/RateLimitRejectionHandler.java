@@ -3,12 +3,14 @@ package dev.ratelimit.web;
 import java.io.IOException;
 
 import dev.ratelimit.Verdict;
+import dev.ratelimit.adaptive.AdaptiveDenial;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 /**
  * Writes the response of a request that a rate limit denied. The default answers 429 with {@code Retry-After} and an
- * {@code application/problem+json} body. Replace it by declaring a bean of this type.
+ * {@code application/problem+json} body, and 503 for a request that an adaptive concurrency limit denied. Replace it
+ * by declaring a bean of this type.
  */
 @FunctionalInterface
 public interface RateLimitRejectionHandler {
@@ -21,5 +23,19 @@ public interface RateLimitRejectionHandler {
 	 * @throws IOException when the response cannot be written
 	 */
 	void reject(HttpServletRequest request, HttpServletResponse response, Verdict verdict) throws IOException;
+
+	/**
+	 * Writes the rejection of a request that an adaptive concurrency limit denied: this instance is at its limit, so
+	 * the request was denied before any rate limit was checked. By default, 503 Service Unavailable with
+	 * {@code Retry-After} and a problem body ({@link ProblemDetailRejectionHandler#rejectOverloaded}).
+	 * @param request the request
+	 * @param response the response
+	 * @param denial the rule that denied it
+	 * @throws IOException when the response cannot be written
+	 */
+	default void rejectOverloaded(HttpServletRequest request, HttpServletResponse response, AdaptiveDenial denial)
+			throws IOException {
+		ProblemDetailRejectionHandler.overloaded(request, response, denial);
+	}
 
 }

@@ -65,7 +65,7 @@ class ConcurrencyRuleCompilerTests {
 
 	private static RateLimitProperties.Rule concurrency() {
 		RateLimitProperties.Rule rule = new RateLimitProperties.Rule();
-		rule.setAlgorithm(Algorithm.CONCURRENCY);
+		rule.setAlgorithm(RateLimitProperties.RuleAlgorithm.CONCURRENCY);
 		rule.setLimit(4L);
 		return rule;
 	}

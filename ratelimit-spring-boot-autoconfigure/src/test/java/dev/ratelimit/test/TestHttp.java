@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -45,14 +46,8 @@ public final class TestHttp {
 	 * @return the response
 	 */
 	public HttpResponse<String> call(String method, String path, @Nullable String json, Map<String, String> headers) {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-			.method(method, (json != null) ? HttpRequest.BodyPublishers.ofString(json) : HttpRequest.BodyPublishers.noBody());
-		if (json != null) {
-			request.header("Content-Type", "application/json");
-		}
-		headers.forEach(request::header);
 		try {
-			return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+			return client.send(request(method, path, json, headers), HttpResponse.BodyHandlers.ofString());
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -61,6 +56,26 @@ public final class TestHttp {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/**
+	 * Sends a GET without waiting for the response, e.g. to an endpoint that answers when the test says so.
+	 * @param path the path and query
+	 * @param headers the headers
+	 * @return the response, when it comes
+	 */
+	public CompletableFuture<HttpResponse<String>> getAsync(String path, Map<String, String> headers) {
+		return client.sendAsync(request("GET", path, null, headers), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpRequest request(String method, String path, @Nullable String json, Map<String, String> headers) {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.method(method, (json != null) ? HttpRequest.BodyPublishers.ofString(json) : HttpRequest.BodyPublishers.noBody());
+		if (json != null) {
+			request.header("Content-Type", "application/json");
+		}
+		headers.forEach(request::header);
+		return request.build();
 	}
 
 	/** Returns a response header, failing the test when there is none. */

@@ -6,10 +6,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyRule;
+import dev.ratelimit.adaptive.AdaptiveSettings;
+import dev.ratelimit.adaptive.AdaptiveStrategy;
+import dev.ratelimit.adaptive.NetflixConcurrencyLimiters;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.RateLimitRule;
@@ -29,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * The filter never turns a request into a 500 because limiting failed, and never runs the application twice.
+ * The filter never turns a request into a 500 because limiting failed, never runs the application twice, and never
+ * keeps an adaptive place for a request that does not proceed.
  */
 class RateLimitFilterTests {
 
@@ -58,6 +65,25 @@ class RateLimitFilterTests {
 		assertThatIllegalStateException().isThrownBy(() -> filter.doFilter(new MockHttpServletRequest("GET", "/api"),
 				new MockHttpServletResponse(), counting(new IllegalStateException("controller failed"))));
 		assertThat(this.calls).as("the application ran once").hasValue(1);
+	}
+
+	@Test
+	void aFailureBeforeTheRequestProceedsGivesItsAdaptivePlaceBack() {
+		AdaptiveConcurrencyLimits adaptive = NetflixConcurrencyLimiters.limits(List.of(new AdaptiveConcurrencyRule("one",
+				RequestMatch.all(), new AdaptiveSettings(AdaptiveStrategy.AIMD, 1, 1, 1), RuleMode.ENFORCE,
+				RulePhase.BEFORE_AUTHENTICATION)), System::nanoTime);
+		RateLimitHeadersWriter failing = (response, verdict) -> {
+			throw new IllegalStateException("headers writer bug");
+		};
+		RateLimitPolicy policy = RateLimitPolicy.of("api", Algorithm.GCRA, 10, Duration.ofMinutes(1));
+		RateLimitRule rule = new RateLimitRule("api", RequestMatch.all(), (request) -> "subject", policy, Map.of(), null,
+				CostResolver.fixed(1), RuleMode.ENFORCE, StoreFailureMode.LOCAL, RulePhase.BEFORE_AUTHENTICATION);
+		RateLimitFilter filter = new RateLimitFilter(new RateLimitRules(List.of(rule)),
+				new StoreRateLimiter(new LocalRateLimitStore(100, Clock.systemUTC())), failing,
+				new ProblemDetailRejectionHandler(), null, adaptive, AdmissionListener.NONE);
+		assertThatIllegalStateException().isThrownBy(() -> filter.doFilter(new MockHttpServletRequest("GET", "/api"),
+				new MockHttpServletResponse(), counting(null)));
+		assertThat(adaptive.get("one").get().inFlight()).isZero();
 	}
 
 	private FilterChain counting(RuntimeException failure) {

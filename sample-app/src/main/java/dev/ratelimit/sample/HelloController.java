@@ -20,6 +20,9 @@ class HelloController {
 			  POST /login  username=..&password=..   rules 'login-ip' (10/min per IP) and 'login-user'
 			                                         (3/min per username), sliding window log; demo/demo logs in
 			  GET  /api/reports/{user}               @RateLimited on ReportService.generate: 3/min per user
+			  GET  /api/slow?ms=N                    rule 'slow': as many at once as their latency allows in this
+			                                         instance (adaptive-concurrency, 503 beyond); 'slow-per-ip':
+			                                         600/min per IP
 
 			Try:
 			  for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code}\\n' localhost:8080/api/hello; done

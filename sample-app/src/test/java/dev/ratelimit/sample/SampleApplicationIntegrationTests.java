@@ -84,7 +84,7 @@ class SampleApplicationIntegrationTests {
 	void homePageListsTheEndpoints() throws Exception {
 		HttpResponse<String> home = get("/", null);
 		assertThat(home.statusCode()).isEqualTo(200);
-		assertThat(home.body()).contains("/api/hello", "/api/search", "/login", "/api/reports/{user}");
+		assertThat(home.body()).contains("/api/hello", "/api/search", "/login", "/api/reports/{user}", "/api/slow");
 		assertThat(home.headers().firstValue("RateLimit")).isEmpty();
 	}
 
@@ -266,6 +266,21 @@ class SampleApplicationIntegrationTests {
 		JsonNode health = json.readTree(get("/actuator/health/ratelimit", null).body());
 		assertThat(health.get("status").asString()).isEqualTo("UP");
 		assertThat(health.get("details").get("state").asString()).isEqualTo("redis");
+	}
+
+	@Test
+	void slowWorkIsUnderAnAdaptiveConcurrencyLimitAndAPerClientRate() throws Exception {
+		HttpResponse<String> response = get("/api/slow?ms=5", null);
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.body()).isEqualTo("done in 5 ms\n");
+		assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"slow-per-ip\";q=600;w=60");
+		JsonNode slow = json.readTree(get("/actuator/ratelimits/slow", null).body());
+		assertThat(slow.get("strategy").asString()).isEqualTo("gradient2");
+		assertThat(slow.get("limit").asInt()).isBetween(2, 100);
+		assertThat(slow.get("maxLimit").asInt()).isEqualTo(100);
+		String prometheus = get("/actuator/prometheus", null).body();
+		assertThat(prometheus).contains("ratelimit_adaptive_limit{rule=\"slow\"}")
+			.contains("ratelimit_concurrency_in_flight{rule=\"slow\"}");
 	}
 
 	@Test

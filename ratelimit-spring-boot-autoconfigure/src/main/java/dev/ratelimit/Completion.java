@@ -1,0 +1,99 @@
+package dev.ratelimit;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The end of one request or call: callbacks registered with {@link #onEnd(Consumer)} run exactly once, when it
+ * {@link #end(Outcome) ends}, whichever thread ends it. A callback registered after the end runs at once, so nothing
+ * registered is ever left waiting. A web adapter ends the completion of a request on every way a request ends
+ * ({@code dev.ratelimit.web.RequestCompletion} for servlet requests, asynchronous ones included); the
+ * {@code @RateLimited} aspect ends one per call when the method returns or throws, or when the
+ * {@link java.util.concurrent.CompletionStage} it returned completes.
+ */
+public final class Completion {
+
+	private static final Log logger = LogFactory.getLog(Completion.class);
+
+	private @Nullable List<Consumer<Outcome>> callbacks = new ArrayList<>(2);
+
+	private @Nullable Outcome outcome;
+
+	/**
+	 * Registers a callback to run once when the request or call ends; at once if it already has.
+	 * @param callback told how it ended
+	 */
+	public void onEnd(Consumer<Outcome> callback) {
+		Outcome ended;
+		synchronized (this) {
+			if (this.callbacks != null) {
+				this.callbacks.add(callback);
+				return;
+			}
+			ended = this.outcome;
+		}
+		run(callback, ended);
+	}
+
+	/**
+	 * Ends the request or call: runs every callback registered so far, once, in registration order. Only the first
+	 * call does anything. A callback that throws is logged and does not keep the others from running.
+	 * @param outcome how it ended
+	 * @return whether this call ended it (false when it had already ended)
+	 */
+	public boolean end(Outcome outcome) {
+		List<Consumer<Outcome>> toRun;
+		synchronized (this) {
+			if (this.callbacks == null) {
+				return false;
+			}
+			toRun = this.callbacks;
+			this.callbacks = null;
+			this.outcome = outcome;
+		}
+		for (Consumer<Outcome> callback : toRun) {
+			run(callback, outcome);
+		}
+		return true;
+	}
+
+	/** Returns how the request or call ended, or {@code null} while it has not. */
+	public synchronized @Nullable Outcome outcome() {
+		return this.outcome;
+	}
+
+	private static void run(Consumer<Outcome> callback, @Nullable Outcome outcome) {
+		try {
+			callback.accept((outcome != null) ? outcome : Outcome.COMPLETED);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A callback at the end of a request failed", ex);
+		}
+	}
+
+	/** How a request or call ended. */
+	public enum Outcome {
+
+		/** It completed: a response was produced (whatever its status), or the method returned a value. */
+		COMPLETED,
+
+		/** It failed with an exception (a 500 for a request), or its asynchronous processing failed. */
+		FAILED,
+
+		/** The client went away (closed the connection) or cancelled the call before it completed. */
+		ABORTED,
+
+		/** Its asynchronous processing timed out. */
+		TIMED_OUT,
+
+		/** A later rate limit check denied it after an earlier one had admitted it (e.g. after authentication). */
+		REJECTED
+
+	}
+
+}

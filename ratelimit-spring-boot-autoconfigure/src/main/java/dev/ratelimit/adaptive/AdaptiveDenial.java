@@ -1,0 +1,18 @@
+package dev.ratelimit.adaptive;
+
+import java.time.Duration;
+
+/**
+ * A request that an adaptive concurrency limit denied: this instance already serves as many requests as the rule's
+ * limit allows. It is the server's state, not the client's quota: the answer is 503 with a short
+ * {@code Retry-After}.
+ *
+ * @param rule the rule that denied it
+ * @param limit the rule's limit when it did
+ */
+public record AdaptiveDenial(String rule, int limit) {
+
+	/** The wait suggested to clients: places free up as requests complete, within a latency. */
+	public static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+
+}

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.Completion;
+import dev.ratelimit.LeaseRelease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
@@ -113,6 +114,7 @@ public class RateLimitedAspect {
 			this.currentRequest.record(request, verdict);
 		}
 		if (!verdict.allowed()) {
+			LeaseRelease.releaseDenied(this.limiter, verdict);
 			throw new RateLimitExceededException(verdict);
 		}
 		if (this.admissionListener == AdmissionListener.NONE) {

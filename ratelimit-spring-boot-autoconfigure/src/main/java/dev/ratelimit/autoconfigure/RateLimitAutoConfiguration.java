@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.KeyResolver;
+import dev.ratelimit.LeaseRelease;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
@@ -142,6 +143,13 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimiter rateLimiter(RateLimitStore rateLimitStore, ObjectProvider<RateLimitListener> listeners) {
 		return new StoreRateLimiter(rateLimitStore, RateLimitListener.composite(listeners.orderedStream().toList()));
+	}
+
+	/** Releases the concurrency leases of every admitted request and call when it ends. */
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitLeaseRelease")
+	LeaseRelease rateLimitLeaseRelease(RateLimiter rateLimiter) {
+		return new LeaseRelease(rateLimiter);
 	}
 
 	private static KeyResolver keyResolverBean(BeanFactory beanFactory, String name) {

@@ -6,6 +6,7 @@ import java.util.List;
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.Completion;
 import dev.ratelimit.Completion.Outcome;
+import dev.ratelimit.LeaseRelease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
@@ -151,6 +152,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				this.headersWriter.write(response, merged);
 				if (!verdict.allowed()) {
 					RequestCompletion.rejected(request);
+					LeaseRelease.releaseDenied(this.limiter, verdict);
 					this.rejectionHandler.reject(request, response, merged);
 					return;
 				}

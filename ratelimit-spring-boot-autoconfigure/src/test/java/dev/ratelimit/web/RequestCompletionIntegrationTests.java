@@ -17,11 +17,13 @@ import dev.ratelimit.Completion.Outcome;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.context.request.async.DeferredResult;
@@ -48,9 +50,45 @@ class RequestCompletionIntegrationTests {
 	@Autowired
 	private CompletionEndpoints.Held held;
 
+	@Autowired
+	private RedisConnectionFactory connectionFactory;
+
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		registry.add("spring.data.redis.url", RedisStandaloneExtension.shared()::uri);
+	}
+
+	/** Whatever way the request ended, its concurrency lease is released (read in Redis, never an expiry). */
+	@AfterEach
+	void leasesAreReleased() {
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(leases("completion-leases")).as("leases still held").isZero());
+		assertThat(leases("deferred-one-at-a-time")).isZero();
+	}
+
+	@Test
+	void aConcurrencyCapAdmitsOneDeferredRequestAtATimeAndFreesItsPlaceWhenItEnds() throws Exception {
+		CompletableFuture<HttpResponse<String>> first = send("/completion/deferred", UUID.randomUUID().toString());
+		DeferredResult<String> held = await().atMost(Duration.ofSeconds(10)).until(this.held.results::poll,
+				Objects::nonNull);
+		HttpResponse<String> second = new TestHttp(this.port).get("/completion/deferred",
+				Map.of("X-Completion-Id", UUID.randomUUID().toString()));
+		assertThat(second.statusCode()).as("the place is taken").isEqualTo(429);
+		assertThat(leases("deferred-one-at-a-time")).isEqualTo(1);
+		held.setResult("deferred");
+		assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		await().atMost(Duration.ofSeconds(10)).until(() -> leases("deferred-one-at-a-time") == 0);
+		CompletableFuture<HttpResponse<String>> third = send("/completion/deferred", UUID.randomUUID().toString());
+		await().atMost(Duration.ofSeconds(10)).until(this.held.results::poll, Objects::nonNull).setResult("again");
+		assertThat(third.get(10, TimeUnit.SECONDS).statusCode()).as("the place was freed").isEqualTo(200);
+	}
+
+	private long leases(String rule) {
+		try (var connection = this.connectionFactory.getConnection()) {
+			Long count = connection.zSetCommands()
+				.zCard(("rl-http:{" + rule + ":global}").getBytes(StandardCharsets.UTF_8));
+			return (count != null) ? count : 0;
+		}
 	}
 
 	@Test

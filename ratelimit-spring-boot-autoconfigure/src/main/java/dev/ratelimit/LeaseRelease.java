@@ -1,0 +1,54 @@
+package dev.ratelimit;
+
+import java.util.List;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Releases the concurrency leases a verdict acquired when the request or call it admitted ends, however it ends
+ * (registered by the auto-configuration as an {@link AdmissionListener}). A lease that cannot be released (the store
+ * is unreachable) expires after its rule's {@code lease-timeout}.
+ */
+public final class LeaseRelease implements AdmissionListener {
+
+	private static final Log logger = LogFactory.getLog(LeaseRelease.class);
+
+	private final RateLimiter limiter;
+
+	public LeaseRelease(RateLimiter limiter) {
+		this.limiter = limiter;
+	}
+
+	@Override
+	public void onAdmitted(Verdict verdict, Completion completion) {
+		List<Lease> leases = verdict.leases();
+		if (!leases.isEmpty()) {
+			completion.onEnd((outcome) -> release(this.limiter, leases));
+		}
+	}
+
+	/**
+	 * Releases at once what a denied verdict still holds (normally nothing: a denied request acquires no lease, but
+	 * a Redis Cluster refund that failed leaves its leases in the verdict).
+	 * @param limiter the limiter that decided
+	 * @param verdict the denied verdict
+	 */
+	public static void releaseDenied(RateLimiter limiter, Verdict verdict) {
+		List<Lease> leases = verdict.leases();
+		if (!leases.isEmpty()) {
+			release(limiter, leases);
+		}
+	}
+
+	private static void release(RateLimiter limiter, List<Lease> leases) {
+		try {
+			limiter.release(leases);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release " + leases.size() + " concurrency lease(s); they expire after their rule's"
+					+ " lease-timeout", ex);
+		}
+	}
+
+}

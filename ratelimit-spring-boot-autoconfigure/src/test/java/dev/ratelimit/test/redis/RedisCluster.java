@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -17,6 +18,9 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
+import org.awaitility.core.ConditionTimeoutException;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A local Redis Cluster of {@code masters × (1 + replicasPerMaster)} {@link RedisServerProcess}es,
@@ -299,15 +303,16 @@ public final class RedisCluster implements AutoCloseable {
 
 	/** Polls {@code problem} (null = done) every 100 ms until it returns null or {@code timeout} elapses. */
 	private static void awaitCondition(String what, Duration timeout, Supplier<String> problem) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		String last = problem.get();
-		while (last != null) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Timed out after " + timeout.toSeconds() + " s waiting for "
-						+ what + "; last problem: " + last);
-			}
-			RedisServerProcess.pause(Duration.ofMillis(100));
-			last = problem.get();
+		AtomicReference<String> last = new AtomicReference<>();
+		try {
+			await().atMost(timeout).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(() -> {
+				last.set(problem.get());
+				return last.get() == null;
+			});
+		}
+		catch (ConditionTimeoutException ex) {
+			throw new IllegalStateException("Timed out after " + timeout.toSeconds() + " s waiting for " + what
+					+ "; last problem: " + last.get(), ex);
 		}
 	}
 }

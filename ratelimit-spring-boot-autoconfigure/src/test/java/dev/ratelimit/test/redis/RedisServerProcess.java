@@ -22,6 +22,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.awaitility.core.ConditionTimeoutException;
+
+import static org.awaitility.Awaitility.await;
+
 /**
  * One {@code redis-server} child process listening on {@code 127.0.0.1} and a free port, with
  * persistence disabled and its own temporary working directory.
@@ -219,20 +223,20 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	/** Waits until <em>our</em> process (matched by pid, not just the port) answers INFO. */
 	private void awaitReady(Process started) {
-		long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-		while (System.nanoTime() < deadline) {
-			if (!started.isAlive()) {
-				throw new IllegalStateException("redis-server on port " + port + " exited with code "
-						+ started.exitValue() + " during startup. Output:\n" + log());
-			}
-			if (answersInfo(started.pid())) {
-				return;
-			}
-			pause(Duration.ofMillis(20));
+		try {
+			await().atMost(READY_TIMEOUT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> {
+				if (!started.isAlive()) {
+					throw new IllegalStateException("redis-server on port " + this.port + " exited with code "
+							+ started.exitValue() + " during startup. Output:\n" + log());
+				}
+				return answersInfo(started.pid());
+			});
 		}
-		started.destroyForcibly();
-		throw new IllegalStateException("redis-server on port " + port + " did not answer within "
-				+ READY_TIMEOUT.toSeconds() + " s. Output:\n" + log());
+		catch (ConditionTimeoutException ex) {
+			started.destroyForcibly();
+			throw new IllegalStateException("redis-server on port " + this.port + " did not answer within "
+					+ READY_TIMEOUT.toSeconds() + " s. Output:\n" + log(), ex);
+		}
 	}
 
 	private boolean answersInfo(long pid) {
@@ -316,16 +320,6 @@ public final class RedisServerProcess implements AutoCloseable {
 		}
 		catch (IOException ex) {
 			return false;
-		}
-	}
-
-	static void pause(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
 		}
 	}
 }

@@ -12,7 +12,17 @@ import java.util.List;
 public interface AdmissionListener {
 
 	/** A listener that does nothing. */
-	AdmissionListener NONE = (verdict, completion) -> {
+	AdmissionListener NONE = new AdmissionListener() {
+
+		@Override
+		public boolean wants(Verdict verdict) {
+			return false;
+		}
+
+		@Override
+		public void onAdmitted(Verdict verdict, Completion completion) {
+		}
+
 	};
 
 	/**
@@ -21,6 +31,17 @@ public interface AdmissionListener {
 	 * @param completion ends with the request or call
 	 */
 	void onAdmitted(Verdict verdict, Completion completion);
+
+	/**
+	 * Returns whether this listener needs to hear of a request or call that the verdict admitted. Adapters create a
+	 * {@link Completion} (and follow the request to its end) only when some listener does, so a listener that acts on
+	 * some verdicts only keeps the others free of that cost.
+	 * @param verdict the verdict that admitted it
+	 * @return whether {@link #onAdmitted} should be called
+	 */
+	default boolean wants(Verdict verdict) {
+		return true;
+	}
 
 	/** Returns a listener that calls each of the given listeners, in order. */
 	static AdmissionListener composite(List<AdmissionListener> listeners) {
@@ -31,10 +52,27 @@ public interface AdmissionListener {
 			return listeners.get(0);
 		}
 		List<AdmissionListener> all = List.copyOf(listeners);
-		return (verdict, completion) -> {
-			for (AdmissionListener listener : all) {
-				listener.onAdmitted(verdict, completion);
+		return new AdmissionListener() {
+
+			@Override
+			public boolean wants(Verdict verdict) {
+				for (AdmissionListener listener : all) {
+					if (listener.wants(verdict)) {
+						return true;
+					}
+				}
+				return false;
 			}
+
+			@Override
+			public void onAdmitted(Verdict verdict, Completion completion) {
+				for (AdmissionListener listener : all) {
+					if (listener.wants(verdict)) {
+						listener.onAdmitted(verdict, completion);
+					}
+				}
+			}
+
 		};
 	}
 

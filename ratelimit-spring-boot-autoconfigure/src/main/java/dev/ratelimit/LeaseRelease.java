@@ -20,12 +20,16 @@ public final class LeaseRelease implements AdmissionListener {
 		this.limiter = limiter;
 	}
 
+	/** Returns whether the verdict holds leases: only then is the request followed to its end. */
+	@Override
+	public boolean wants(Verdict verdict) {
+		return !verdict.leases().isEmpty();
+	}
+
 	@Override
 	public void onAdmitted(Verdict verdict, Completion completion) {
 		List<Lease> leases = verdict.leases();
-		if (!leases.isEmpty()) {
-			completion.onEnd((outcome) -> release(this.limiter, leases));
-		}
+		completion.onEnd((outcome) -> release(this.limiter, leases));
 	}
 
 	/**

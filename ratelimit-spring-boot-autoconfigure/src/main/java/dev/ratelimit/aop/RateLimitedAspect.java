@@ -117,7 +117,7 @@ public class RateLimitedAspect {
 			LeaseRelease.releaseDenied(this.limiter, verdict);
 			throw new RateLimitExceededException(verdict);
 		}
-		if (this.admissionListener == AdmissionListener.NONE) {
+		if (!this.admissionListener.wants(verdict)) {
 			return call.proceed();
 		}
 		Completion completion = new Completion();

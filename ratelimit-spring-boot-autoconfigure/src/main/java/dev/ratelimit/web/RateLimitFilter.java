@@ -157,12 +157,13 @@ public class RateLimitFilter extends OncePerRequestFilter {
 					return;
 				}
 			}
-			if (admission != null || (verdict != null && this.admissionListener != AdmissionListener.NONE)) {
+			boolean listened = verdict != null && wanted(verdict);
+			if (admission != null || listened) {
 				Completion completion = RequestCompletion.of(request);
 				if (admission != null) {
 					completion.onEnd(admission::release);
 				}
-				if (verdict != null) {
+				if (listened) {
 					try {
 						this.admissionListener.onAdmitted(verdict, completion);
 					}
@@ -180,6 +181,17 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			}
 		}
 		RequestCompletion.proceed(request, response, chain);
+	}
+
+	/** Returns whether an admission listener needs to follow the request; a failing one does not fail it. */
+	private boolean wanted(Verdict verdict) {
+		try {
+			return this.admissionListener.wants(verdict);
+		}
+		catch (RuntimeException ex) {
+			logger.error("An admission listener failed; the request proceeds", ex);
+			return false;
+		}
 	}
 
 	/** Returns the places the request took under adaptive limits, or {@code null} when none applies. */

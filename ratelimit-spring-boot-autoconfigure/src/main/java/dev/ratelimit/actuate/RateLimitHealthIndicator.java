@@ -1,7 +1,12 @@
 package dev.ratelimit.actuate;
 
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
 
+import dev.ratelimit.redis.RedisMemory;
 import dev.ratelimit.resilience.StoreStatus;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
@@ -11,7 +16,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * Health of rate limiting. Always UP while decisions can be made: a Redis outage with the fallback deciding is
  * reported in the details ({@code state: fallback}, the circuit state), not as DOWN, because the application still
- * works.
+ * works. With Redis, the details also show each node's memory (its {@code maxmemory-policy}, {@code used_memory} and
+ * {@code maxmemory}, as last read), and {@code reason: out of memory} while Redis refuses the limiter's writes for
+ * memory.
  */
 public class RateLimitHealthIndicator implements HealthIndicator {
 
@@ -19,13 +26,25 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 
 	private final String store;
 
+	private final Supplier<List<RedisMemory>> memory;
+
 	/**
 	 * @param status who decides
 	 * @param store the store's name as shown
 	 */
 	public RateLimitHealthIndicator(StoreStatus status, String store) {
+		this(status, store, List::of);
+	}
+
+	/**
+	 * @param status who decides
+	 * @param store the store's name as shown
+	 * @param memory the last reading of the memory of each Redis node, none without Redis
+	 */
+	public RateLimitHealthIndicator(StoreStatus status, String store, Supplier<List<RedisMemory>> memory) {
 		this.status = status;
 		this.store = store;
+		this.memory = memory;
 	}
 
 	@Override
@@ -37,7 +56,28 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 		if (circuit != null) {
 			health.withDetail("circuit", circuit.name().toLowerCase(Locale.ROOT));
 		}
+		List<RedisMemory> readings = this.memory.get();
+		if (!readings.isEmpty()) {
+			Map<String, Object> nodes = new LinkedHashMap<>();
+			for (RedisMemory node : readings) {
+				nodes.put(node.node(), memoryDetails(node));
+			}
+			health.withDetail("memory", nodes);
+			if (readings.stream().anyMatch(RedisMemory::outOfMemory)) {
+				health.withDetail("reason", "out of memory");
+			}
+		}
 		return health.build();
+	}
+
+	private static Map<String, Object> memoryDetails(RedisMemory memory) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("maxmemoryPolicy", memory.policy());
+		details.put("usedMemory", memory.usedMemory());
+		details.put("maxMemory", memory.maxMemory());
+		details.put("evictsLimiterKeys", memory.mayEvictLimiterKeys());
+		details.put("outOfMemory", memory.outOfMemory());
+		return details;
 	}
 
 }

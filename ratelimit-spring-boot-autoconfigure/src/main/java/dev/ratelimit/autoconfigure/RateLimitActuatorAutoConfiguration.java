@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.util.List;
 import java.util.Locale;
 
 import dev.ratelimit.RateLimitStore;
@@ -10,8 +11,10 @@ import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.actuate.RateLimitMetrics;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
+import dev.ratelimit.actuate.RedisMemoryMetrics;
 import dev.ratelimit.actuate.TopOffenders;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.redis.RedisMemoryMonitor;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRules;
@@ -88,8 +91,11 @@ public final class RateLimitActuatorAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "ratelimitHealthIndicator")
-		RateLimitHealthIndicator ratelimitHealthIndicator(ObjectProvider<StoreStatus> status, RateLimitStore store) {
-			return new RateLimitHealthIndicator(status.getIfUnique(StoreStatus::local), storeName(store));
+		RateLimitHealthIndicator ratelimitHealthIndicator(ObjectProvider<StoreStatus> status, RateLimitStore store,
+				ObjectProvider<RedisMemoryMonitor> memory) {
+			RedisMemoryMonitor monitor = memory.getIfUnique();
+			return new RateLimitHealthIndicator(status.getIfUnique(StoreStatus::local), storeName(store),
+					(monitor != null) ? monitor::readings : List::of);
 		}
 
 	}
@@ -113,6 +119,13 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnBean(AdaptiveConcurrencyLimits.class)
 		AdaptiveConcurrencyMetrics rateLimitAdaptiveConcurrencyMetrics(AdaptiveConcurrencyLimits adaptiveLimits) {
 			return new AdaptiveConcurrencyMetrics(adaptiveLimits);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBean(RedisMemoryMonitor.class)
+		RedisMemoryMetrics rateLimitRedisMemoryMetrics(MeterRegistry registry, RedisMemoryMonitor monitor) {
+			return new RedisMemoryMetrics(registry, monitor);
 		}
 
 	}

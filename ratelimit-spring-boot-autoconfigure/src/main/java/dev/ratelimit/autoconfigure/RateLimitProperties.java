@@ -269,6 +269,21 @@ public class RateLimitProperties {
 		 */
 		private boolean capReconnectDelay = true;
 
+		/**
+		 * How often to read Redis's memory ({@code INFO memory}: its {@code maxmemory-policy}, {@code used_memory} and
+		 * {@code maxmemory}, every master of a Cluster) for the health details, the metrics and a warning when the
+		 * policy may evict rate limit keys; 0 reads it only at start-up and when Redis refuses a write for memory.
+		 */
+		private Duration memoryCheckInterval = Duration.ofMinutes(1);
+
+		public Duration getMemoryCheckInterval() {
+			return this.memoryCheckInterval;
+		}
+
+		public void setMemoryCheckInterval(Duration memoryCheckInterval) {
+			this.memoryCheckInterval = memoryCheckInterval;
+		}
+
 		public boolean isCapReconnectDelay() {
 			return this.capReconnectDelay;
 		}

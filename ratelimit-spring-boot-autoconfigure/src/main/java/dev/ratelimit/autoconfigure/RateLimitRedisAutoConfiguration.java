@@ -9,6 +9,7 @@ import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.redis.RedisMemoryMonitor;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStoreBuilder;
 import dev.ratelimit.redis.RedisRuleOverrideRepository;
@@ -121,6 +122,24 @@ public final class RateLimitRedisAutoConfiguration {
 	RedisStoreStartupCheck rateLimitRedisStartupCheck(ObjectProvider<RateLimitStore> store,
 			ObjectProvider<RateLimitRules> rules, LettuceConnectionFactory connectionFactory) {
 		return new RedisStoreStartupCheck(store, rules, where(connectionFactory));
+	}
+
+	/**
+	 * Reads Redis's memory at start-up and every {@code ratelimit.redis.memory-check-interval}: warns when its
+	 * {@code maxmemory-policy} may evict rate limit keys, and feeds the health details and metrics.
+	 */
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	RedisMemoryMonitor rateLimitRedisMemoryMonitor(LettuceConnectionFactory connectionFactory,
+			RateLimitProperties properties) {
+		Duration interval = properties.getRedis().getMemoryCheckInterval();
+		if (interval.isNegative()) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.redis.memory-check-interval",
+					"must not be negative", "Set it to how often to read Redis's memory, e.g. 1m, or 0 for start-up only");
+		}
+		RedisMemoryMonitor monitor = new RedisMemoryMonitor(connectionFactory, interval);
+		monitor.start();
+		return monitor;
 	}
 
 	private static String where(LettuceConnectionFactory connectionFactory) {

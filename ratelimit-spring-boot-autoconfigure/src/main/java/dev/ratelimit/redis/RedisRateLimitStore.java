@@ -247,6 +247,9 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			throw new RateLimitStoreException("Redis did not answer within " + this.commandTimeout, ex);
 		}
 		catch (ExecutionException ex) {
+			if (RedisOutOfMemoryException.isOutOfMemory(ex.getCause())) {
+				throw new RedisOutOfMemoryException(ex.getCause());
+			}
 			throw new RateLimitStoreException("Redis failed: " + ex.getCause().getMessage(), ex.getCause());
 		}
 		catch (InterruptedException ex) {

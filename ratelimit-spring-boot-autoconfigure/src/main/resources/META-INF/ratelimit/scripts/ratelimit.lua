@@ -20,7 +20,8 @@ ARGV[3 + 6(i-1) .. 8 + 6(i-1)], per check i:
 
 Evaluate: phase 1 computes every check without writing; the request is allowed when every check with shadow = 0
 allows it. Phase 2 writes only then, and only the checks that allowed (cost > 0). A denied request writes nothing;
-the checks that would have allowed it report their state as if inspected with cost 0.
+the checks that would have allowed it report their state as if inspected with cost 0. The first write is always
+one that Redis refuses when out of memory, so a full Redis fails the call before it writes anything.
 Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter,
           then per check: reclaimed }
           retryAfter is 0 when allowed, -1 when the cost exceeds what the policy can ever admit. reclaimed is the
@@ -28,7 +29,7 @@ Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining
 
 Concurrency: an admitted request of cost c holds the lease <id> as c members '<id>:1' .. '<id>:c' of the check's
 sorted set, scored by their expiry (now + lease timeout); a member is held while its expiry is after now. The write
-phase first removes expired members (reclaims them; a set with no held member counts as none, so they are then not
+phase removes expired members, after adding the lease's (reclaims them; a set with no held member counts as none, so they are then not
 counted). remaining = limit - held; resetAfter = until the earliest held member expires (0 if none); retryAfter of a
 denial = until the (held + cost - limit)-th earliest held member expires, clamped to [1 ms, 1 s] (a suggested wait:
 releases free slots sooner). Releasing and renewing leases is lease.lua's.
@@ -327,8 +328,11 @@ local function inChunks(command, key, args, step)
   end
 end
 
+-- The first write of every path is a command Redis refuses when it is out of memory (ZADD, SET): Redis checks a
+-- script's memory only at its first write, so a full Redis refuses the whole call before anything is written, whatever
+-- the algorithm. Expired entries are therefore removed after the new ones are added (they never collide: the new ones
+-- are scored now, the removed ones before now - period).
 local function addLogEntries(key, period, liveCount, cost, ttl)
-  call('ZREMRANGEBYSCORE', key, '-inf', int(now - period))
   local score = int(now)
   local args = {}
   local n = liveCount
@@ -340,6 +344,7 @@ local function addLogEntries(key, period, liveCount, cost, ttl)
     args[#args + 1] = score .. ':' .. n
   end
   inChunks('ZADD', key, args, 1000)
+  call('ZREMRANGEBYSCORE', key, '-inf', int(now - period))
   call('PEXPIRE', key, px(ttl))
 end
 
@@ -351,9 +356,9 @@ local function leaseMembers(id, slots)
   return members
 end
 
--- Reclaims the expired slots, adds the lease's, and lets the key expire with its latest slot.
+-- Adds the lease's slots, reclaims the expired ones (after adding: ZADD is the first write, see addLogEntries; the new
+-- slots expire after now), and lets the key expire with its latest slot.
 local function addLease(key, timeout, id, cost)
-  call('ZREMRANGEBYSCORE', key, '-inf', int(now))
   local expiry = int(now + timeout)
   local args = {}
   for k = 1, cost do
@@ -361,6 +366,7 @@ local function addLease(key, timeout, id, cost)
     args[#args + 1] = id .. ':' .. k
   end
   inChunks('ZADD', key, args, 1000)
+  call('ZREMRANGEBYSCORE', key, '-inf', int(now))
   call('PEXPIRE', key, px(tonumber(call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) - now))
 end
 

@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -24,9 +25,16 @@ import org.jspecify.annotations.Nullable;
  * {@code null}
  * @param reclaimed expired lease slots (of crashed instances, or of requests that outlived the lease timeout) that
  * this check's admission removed, or that a peek's admission would remove; 0 for the other algorithms
+ * @param nextAfter time until at least one unit more than {@code remaining} is available (what the IETF draft calls
+ * {@code t}, "until additional quota is made available"): {@link Duration#ZERO} when nothing is used, and for a
+ * concurrency check (its slots come back when requests end, at no time known in advance); never after
+ * {@code retryAfter} of a denial
+ * @param resetAt the instant, on the store's clock, at which the quota is fully restored (the store's time of the
+ * decision plus {@code resetAfter}), so that every answer about the same state names the same instant; {@code null}
+ * when no store decided (e.g. a fallback while the store is unavailable)
  */
 public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
-		@Nullable Lease lease, long reclaimed) {
+		@Nullable Lease lease, long reclaimed, Duration nextAfter, @Nullable Instant resetAt) {
 
 	/** The {@link #retryAfter()} of a cost the policy can never admit. */
 	public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
@@ -44,11 +52,28 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 		if (reclaimed < 0) {
 			throw new IllegalArgumentException("reclaimed must not be negative");
 		}
+		if (nextAfter.isNegative() || (!allowed && nextAfter.compareTo(retryAfter) > 0)) {
+			throw new IllegalArgumentException("nextAfter must be between zero and the retryAfter of a denial");
+		}
 	}
 
-	/** Creates a decision that holds no lease. */
+	/**
+	 * Creates a decision whose time until more quota is not known: taken as {@code resetAfter}, or
+	 * {@code retryAfter} when that is sooner, and whose reset instant is not known.
+	 */
+	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
+			@Nullable Lease lease, long reclaimed) {
+		this(allowed, limit, remaining, resetAfter, retryAfter, lease, reclaimed,
+				allowed ? resetAfter : min(resetAfter, retryAfter), null);
+	}
+
+	/** Creates a decision that holds no lease, with the defaults of the constructor above. */
 	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
 		this(allowed, limit, remaining, resetAfter, retryAfter, null, 0);
+	}
+
+	private static Duration min(Duration a, Duration b) {
+		return (a.compareTo(b) <= 0) ? a : b;
 	}
 
 	/**
@@ -62,6 +87,18 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 	}
 
 	/**
+	 * Creates a decision from the microsecond values of the reference maths and the Lua script, decided at
+	 * {@code nowMicros} (epoch microseconds) on the store's clock.
+	 */
+	public static Decision ofMicros(boolean allowed, long limit, long remaining, long resetAfterMicros,
+			long retryAfterMicros, long nextAfterMicros, long nowMicros) {
+		Duration retryAfter = (retryAfterMicros < 0) ? NEVER : Duration.of(retryAfterMicros, ChronoUnit.MICROS);
+		Instant resetAt = Instant.EPOCH.plus(nowMicros + resetAfterMicros, ChronoUnit.MICROS);
+		return new Decision(allowed, limit, remaining, Duration.of(resetAfterMicros, ChronoUnit.MICROS), retryAfter,
+				null, 0, Duration.of(nextAfterMicros, ChronoUnit.MICROS), resetAt);
+	}
+
+	/**
 	 * Returns a copy with the given lease and count of reclaimed slots.
 	 * @param lease the lease held, or {@code null}
 	 * @param reclaimed the expired slots reclaimed
@@ -69,7 +106,7 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 	 */
 	public Decision withLease(@Nullable Lease lease, long reclaimed) {
 		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfter, this.retryAfter, lease,
-				reclaimed);
+				reclaimed, this.nextAfter, this.resetAt);
 	}
 
 	/** Returns whether the cost of the request exceeds what the policy can ever admit. */

@@ -66,13 +66,17 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boo
 	}
 
 	/**
-	 * Returns the index of the most restrictive enforced check: the fewest remaining, on ties the later reset.
+	 * Returns the index of the most restrictive enforced check: the fewest remaining, on ties the later reset. Of a
+	 * denied verdict, only the checks that denied are candidates, so that the check described is one whose wait the
+	 * verdict's {@link #retryAfter()} covers.
 	 */
 	public Optional<Integer> mostRestrictiveIndex() {
+		boolean denied = !allowed();
 		int best = -1;
 		for (int i = 0; i < this.checks.size(); i++) {
-			if (this.checks.get(i).enforced() && (best < 0 || moreRestrictive(this.decisions.get(i),
-					this.decisions.get(best)))) {
+			Decision decision = this.decisions.get(i);
+			if (this.checks.get(i).enforced() && (!denied || !decision.allowed())
+					&& (best < 0 || moreRestrictive(decision, this.decisions.get(best)))) {
 				best = i;
 			}
 		}

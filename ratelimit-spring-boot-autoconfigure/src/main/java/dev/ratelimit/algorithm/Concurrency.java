@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>remaining = {@code limit - held} (free slots)</li>
  * <li>resetAfter = time until the earliest held slot expires, 0 when none is held</li>
+ * <li>nextAfter = 0: slots come back when requests end, at no time known in advance</li>
  * <li>retryAfter when denied = time until the {@code (held + cost - limit)}-th earliest held slot expires, clamped
  * to [{@value #MIN_RETRY_MICROS}, {@value #MAX_RETRY_MICROS}] µs: a suggested wait, since a release usually frees
  * slots long before they expire</li>
@@ -71,15 +72,15 @@ public record Concurrency(long leaseTimeoutMicros, long limit, String leaseId)
 		int held = live.size();
 		long reset = (held > 0) ? live.get(0).expiresAt() - now : 0;
 		if (cost > this.limit) {
-			return Outcome.never(this.limit - held, reset, state);
+			return Outcome.never(this.limit - held, reset, 0, state);
 		}
 		if (held + cost > this.limit) {
 			long blocking = live.get((int) (held + cost - this.limit) - 1).expiresAt();
 			long retry = Math.min(MAX_RETRY_MICROS, Math.max(MIN_RETRY_MICROS, blocking - now));
-			return Outcome.denied(this.limit - held, reset, retry, state);
+			return Outcome.denied(this.limit - held, reset, 0, retry, state);
 		}
 		if (cost == 0) {
-			return Outcome.allowed(this.limit - held, reset, state, ttl(state, now));
+			return Outcome.allowed(this.limit - held, reset, 0, state, ttl(state, now));
 		}
 		long expiresAt = now + this.leaseTimeoutMicros;
 		List<Slot> next = new ArrayList<>(held + (int) cost);
@@ -94,7 +95,7 @@ public record Concurrency(long leaseTimeoutMicros, long limit, String leaseId)
 		next.sort(ORDER);
 		long firstExpiry = (held > 0) ? Math.min(live.get(0).expiresAt(), expiresAt) : expiresAt;
 		State admitted = new State(next);
-		return Outcome.allowed(this.limit - held - cost, firstExpiry - now, admitted, ttl(admitted, now));
+		return Outcome.allowed(this.limit - held - cost, firstExpiry - now, 0, admitted, ttl(admitted, now));
 	}
 
 	/**

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * back; a state that is not on this policy's grid of windows (its period changed) counts as empty.
  * <ul>
  * <li>remaining = {@code limit - count}</li>
- * <li>resetAfter = retryAfter when denied = time until the window ends</li>
+ * <li>resetAfter = nextAfter = retryAfter when denied = time until the window ends (0 when the window counts
+ * nothing): the whole quota comes back at once</li>
  * </ul>
  *
  * @param periodMicros the window length
@@ -53,14 +54,15 @@ public record FixedWindow(long periodMicros, long limit, long offsetMicros) impl
 		}
 		long untilEnd = windowStart + this.periodMicros - now;
 		if (cost > this.limit) {
-			return Outcome.never(this.limit - count, (count > 0) ? untilEnd : 0, state);
+			long reset = (count > 0) ? untilEnd : 0;
+			return Outcome.never(this.limit - count, reset, reset, state);
 		}
 		if (count + cost > this.limit) {
-			return Outcome.denied(this.limit - count, untilEnd, untilEnd, state);
+			return Outcome.denied(this.limit - count, untilEnd, untilEnd, untilEnd, state);
 		}
 		long counted = count + cost;
-		return Outcome.allowed(this.limit - counted, (counted > 0) ? untilEnd : 0, new State(windowStart, counted),
-				untilEnd);
+		long reset = (counted > 0) ? untilEnd : 0;
+		return Outcome.allowed(this.limit - counted, reset, reset, new State(windowStart, counted), untilEnd);
 	}
 
 }

@@ -10,6 +10,8 @@ import org.jspecify.annotations.Nullable;
  * <li>remaining = {@code floor((tolerance - (tat - now)) / interval)}</li>
  * <li>resetAfter = {@code tat - now} (the TAT is where the bucket is empty again)</li>
  * <li>retryAfter = {@code newTat - now - tolerance}</li>
+ * <li>nextAfter = time until remaining is one more than now (at least one): until
+ * {@code tat - now = tolerance - (remaining + 1) * interval}</li>
  * </ul>
  *
  * @param intervalMicros the emission interval, {@code period / limit}
@@ -27,14 +29,25 @@ public record Gcra(long intervalMicros, long capacity) implements LimitAlgorithm
 		long tat = (state != null) ? Math.max(state.tat(), now) : now;
 		long remainingNow = Math.floorDiv(tolerance - (tat - now), this.intervalMicros);
 		if (cost > this.capacity) {
-			return Outcome.never(remainingNow, tat - now, state);
+			return Outcome.never(remainingNow, tat - now, nextAfter(tat - now), state);
 		}
 		long newTat = tat + cost * this.intervalMicros;
 		long ahead = newTat - now;
 		if (ahead > tolerance) {
-			return Outcome.denied(remainingNow, tat - now, ahead - tolerance, state);
+			return Outcome.denied(remainingNow, tat - now, nextAfter(tat - now), ahead - tolerance, state);
 		}
-		return Outcome.allowed(Math.floorDiv(tolerance - ahead, this.intervalMicros), ahead, new State(newTat), ahead);
+		return Outcome.allowed(Math.floorDiv(tolerance - ahead, this.intervalMicros), ahead, nextAfter(ahead),
+				new State(newTat), ahead);
+	}
+
+	/** Returns the time until a TAT {@code ahead} of now leaves room for one more unit than now (at least one). */
+	private long nextAfter(long ahead) {
+		if (ahead <= 0) {
+			return 0;
+		}
+		long tolerance = this.capacity * this.intervalMicros;
+		long remaining = Math.max(0, Math.floorDiv(tolerance - ahead, this.intervalMicros));
+		return ahead - tolerance + (remaining + 1) * this.intervalMicros;
 	}
 
 }

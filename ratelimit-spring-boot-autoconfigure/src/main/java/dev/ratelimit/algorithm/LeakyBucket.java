@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  * inspection is denied), exactly as GCRA's theoretical arrival time does: a step back never drains the bucket, and
  * every wait reported is measured to {@code emptyAt}, so it is kept whatever the clock did before.
  * <p>
+ * nextAfter is the time until the bucket has room for one more unit than now.
+ * <p>
  * As a meter this is the mirror image of the {@link TokenBucket} (level = capacity - tokens) and admits the same
  * requests; it is kept as its own algorithm because users reason about it in its own terms.
  *
@@ -33,14 +35,26 @@ public record LeakyBucket(long intervalMicros, long capacity) implements LimitAl
 		// time since the last whole unit leaked, which the next unit's interval has already used
 		long since = level * this.intervalMicros - emptyIn;
 		if (cost > this.capacity) {
-			return Outcome.never(this.capacity - level, emptyIn, state);
+			return Outcome.never(this.capacity - level, emptyIn, nextAfter(emptyIn), state);
 		}
 		if (level + cost > this.capacity) {
-			return Outcome.denied(this.capacity - level, emptyIn,
+			return Outcome.denied(this.capacity - level, emptyIn, nextAfter(emptyIn),
 					(level + cost - this.capacity) * this.intervalMicros - since, state);
 		}
 		long reset = emptyIn + cost * this.intervalMicros;
-		return Outcome.allowed(this.capacity - level - cost, reset, new State(now + reset), reset);
+		return Outcome.allowed(this.capacity - level - cost, reset, nextAfter(reset), new State(now + reset), reset);
+	}
+
+	/**
+	 * Returns the time until a bucket empty in {@code emptyIn} has room for one more unit than now (at least one):
+	 * until its level is one below the lower of its level and its capacity.
+	 */
+	private long nextAfter(long emptyIn) {
+		long level = -Math.floorDiv(-emptyIn, this.intervalMicros);
+		if (level == 0) {
+			return 0;
+		}
+		return emptyIn - (Math.min(level, this.capacity) - 1) * this.intervalMicros;
 	}
 
 }

@@ -15,6 +15,9 @@ import org.jspecify.annotations.Nullable;
  * <li>retryAfter = the first microsecond at which {@code estimate + cost <= limit}, looking into the next window if
  * the current count alone is too high</li>
  * <li>resetAfter = time until both counted windows have slid out</li>
+ * <li>nextAfter = the first microsecond at which the estimate is one lower than now: while the previous window
+ * still weighs, when its weight drops by one; else, in the next window, when the current count starts sliding
+ * out</li>
  * </ul>
  * A state from a later window (the clock stepped back out of it) stays the current window, seen from its start
  * (the previous window at full weight), until the clock reaches it; one from an earlier window counts as empty
@@ -52,7 +55,8 @@ public record SlidingWindowCounter(long periodMicros, long limit) implements Lim
 		long elapsed = now - windowStart;
 		long estimate = weighted(previous, this.periodMicros - Math.max(0, elapsed)) + current;
 		if (cost > this.limit) {
-			return Outcome.never(this.limit - estimate, untilEmpty(windowStart, previous, current, now), state);
+			return Outcome.never(this.limit - estimate, untilEmpty(windowStart, previous, current, now),
+					nextAfter(previous, current, elapsed), state);
 		}
 		if (estimate + cost > this.limit) {
 			long retry;
@@ -62,11 +66,25 @@ public record SlidingWindowCounter(long periodMicros, long limit) implements Lim
 			else {
 				retry = this.periodMicros - elapsed + firstFit(current, this.limit - cost);
 			}
-			return Outcome.denied(this.limit - estimate, untilEmpty(windowStart, previous, current, now), retry, state);
+			return Outcome.denied(this.limit - estimate, untilEmpty(windowStart, previous, current, now),
+					nextAfter(previous, current, elapsed), retry, state);
 		}
 		long counted = current + cost;
 		long reset = untilEmpty(windowStart, previous, counted, now);
-		return Outcome.allowed(this.limit - estimate - cost, reset, new State(windowStart, previous, counted), reset);
+		return Outcome.allowed(this.limit - estimate - cost, reset, nextAfter(previous, counted, elapsed),
+				new State(windowStart, previous, counted), reset);
+	}
+
+	/**
+	 * Returns the time until the estimate of these counts is one lower than now, {@code elapsed} into the current
+	 * window: 0 when it is 0.
+	 */
+	private long nextAfter(long previous, long current, long elapsed) {
+		long weight = weighted(previous, this.periodMicros - Math.max(0, elapsed));
+		if (weight > 0) {
+			return firstFit(previous, weight - 1) - elapsed;
+		}
+		return (current > 0) ? this.periodMicros - elapsed + firstFit(current, current - 1) : 0;
 	}
 
 	/** Returns {@code floor(count * remainingOverlap / period)} computed in doubles, as Lua does. */

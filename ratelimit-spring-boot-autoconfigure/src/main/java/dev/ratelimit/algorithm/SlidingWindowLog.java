@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
  * <li>remaining = {@code limit - count}</li>
  * <li>retryAfter = time until the {@code (count + cost - limit)}-th oldest entry is forgotten</li>
  * <li>resetAfter = time until the newest entry is forgotten</li>
+ * <li>nextAfter = time until the oldest entry is forgotten</li>
  * </ul>
  *
  * @param periodMicros the window length
@@ -49,21 +50,23 @@ public record SlidingWindowLog(long periodMicros, long limit) implements LimitAl
 		long[] live = Arrays.copyOfRange(all, firstLive, all.length);
 		int count = live.length;
 		long untilEmpty = (count > 0) ? live[count - 1] + this.periodMicros - now : 0;
+		long untilNext = (count > 0) ? live[0] + this.periodMicros - now : 0;
 		if (cost > this.limit) {
-			return Outcome.never(this.limit - count, untilEmpty, state);
+			return Outcome.never(this.limit - count, untilEmpty, untilNext, state);
 		}
 		if (count + cost > this.limit) {
 			long blocking = live[(int) (count + cost - this.limit) - 1];
-			return Outcome.denied(this.limit - count, untilEmpty, blocking + this.periodMicros - now, state);
+			return Outcome.denied(this.limit - count, untilEmpty, untilNext, blocking + this.periodMicros - now, state);
 		}
 		if (cost == 0) {
-			return Outcome.allowed(this.limit - count, untilEmpty, new State(live), untilEmpty);
+			return Outcome.allowed(this.limit - count, untilEmpty, untilNext, new State(live), untilEmpty);
 		}
 		long[] next = Arrays.copyOf(live, count + (int) cost);
 		Arrays.fill(next, count, next.length, now);
 		Arrays.sort(next);
 		long reset = next[next.length - 1] + this.periodMicros - now;
-		return Outcome.allowed(this.limit - next.length, reset, new State(next), reset);
+		return Outcome.allowed(this.limit - next.length, reset, next[0] + this.periodMicros - now, new State(next),
+				reset);
 	}
 
 }

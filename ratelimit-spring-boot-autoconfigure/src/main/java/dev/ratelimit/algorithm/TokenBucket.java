@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>remaining = tokens after the request (never negative)</li>
  * <li>resetAfter = {@code fullAt - now}</li>
+ * <li>nextAfter = time until the next token comes in (to at least one token when the clock stepped back)</li>
  * <li>retryAfter = time until {@code cost} tokens are there,
  * {@code fullAt + cost * interval - capacity * interval - now}</li>
  * </ul>
@@ -36,13 +37,24 @@ public record TokenBucket(long intervalMicros, long capacity) implements LimitAl
 		// time since the last whole token came in, which the next token's interval has already used
 		long since = missing * this.intervalMicros - fullIn;
 		if (cost > this.capacity) {
-			return Outcome.never(tokens, fullIn, state);
+			return Outcome.never(tokens, fullIn, nextAfter(fullIn), state);
 		}
 		if (tokens < cost) {
-			return Outcome.denied(tokens, fullIn, (cost - tokens) * this.intervalMicros - since, state);
+			return Outcome.denied(tokens, fullIn, nextAfter(fullIn), (cost - tokens) * this.intervalMicros - since,
+					state);
 		}
 		long reset = fullIn + cost * this.intervalMicros;
-		return Outcome.allowed(tokens - cost, reset, new State(now + reset), reset);
+		return Outcome.allowed(tokens - cost, reset, nextAfter(reset), new State(now + reset), reset);
+	}
+
+	/** Returns the time until one more token than now (at least one) is in a bucket full in {@code fullIn}. */
+	private long nextAfter(long fullIn) {
+		long missing = -Math.floorDiv(-fullIn, this.intervalMicros);
+		if (missing == 0) {
+			return 0;
+		}
+		long tokens = Math.max(0, this.capacity - missing);
+		return fullIn - (this.capacity - tokens - 1) * this.intervalMicros;
 	}
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.ratelimit.Algorithm;
@@ -40,9 +41,10 @@ public class RateLimitProperties {
 	private String keyPrefix = "rl";
 
 	/**
-	 * Which rate limit headers to send.
+	 * Which rate limit headers to send, and what they include; 'ratelimit.headers: ietf' is short for
+	 * 'ratelimit.headers.style: ietf'.
 	 */
-	private HeaderStyle headers = HeaderStyle.BOTH;
+	private Headers headers = new Headers();
 
 	/**
 	 * Name of the request header that carries the API key used by 'api-key' rule keys.
@@ -92,11 +94,11 @@ public class RateLimitProperties {
 		this.keyPrefix = keyPrefix;
 	}
 
-	public HeaderStyle getHeaders() {
+	public Headers getHeaders() {
 		return this.headers;
 	}
 
-	public void setHeaders(HeaderStyle headers) {
+	public void setHeaders(Headers headers) {
 		this.headers = headers;
 	}
 
@@ -155,6 +157,66 @@ public class RateLimitProperties {
 	}
 
 	/** Settings of the metrics. */
+	/**
+	 * The rate limit headers.
+	 */
+	public static class Headers {
+
+		/**
+		 * Which rate limit headers to send: ietf, legacy, both or none.
+		 */
+		private HeaderStyle style = HeaderStyle.BOTH;
+
+		/**
+		 * Whether the IETF headers carry a partition key ('pk'): a Byte Sequence derived from the rule and the
+		 * hashed subject, never the subject itself.
+		 */
+		private boolean partitionKey;
+
+		/**
+		 * Secret from which partition keys are derived, at least 16 characters; set the same on every instance that
+		 * shares the store. When unset, each instance draws a random one, so its keys differ from the others'.
+		 */
+		private @Nullable String partitionKeySecret;
+
+		/**
+		 * Returns the headers of a style, so that 'ratelimit.headers: ietf' binds as
+		 * 'ratelimit.headers.style: ietf'.
+		 * @param style the style: ietf, legacy, both or none (any case)
+		 * @return the headers
+		 */
+		public static Headers valueOf(String style) {
+			Headers headers = new Headers();
+			headers.setStyle(HeaderStyle.valueOf(style.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
+			return headers;
+		}
+
+		public HeaderStyle getStyle() {
+			return this.style;
+		}
+
+		public void setStyle(HeaderStyle style) {
+			this.style = style;
+		}
+
+		public boolean isPartitionKey() {
+			return this.partitionKey;
+		}
+
+		public void setPartitionKey(boolean partitionKey) {
+			this.partitionKey = partitionKey;
+		}
+
+		public @Nullable String getPartitionKeySecret() {
+			return this.partitionKeySecret;
+		}
+
+		public void setPartitionKeySecret(@Nullable String partitionKeySecret) {
+			this.partitionKeySecret = partitionKeySecret;
+		}
+
+	}
+
 	public static class Metrics {
 
 		/**

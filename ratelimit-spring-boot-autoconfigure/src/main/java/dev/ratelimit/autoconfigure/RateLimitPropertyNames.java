@@ -1,6 +1,8 @@
 package dev.ratelimit.autoconfigure;
 
 import java.beans.PropertyDescriptor;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
@@ -48,21 +50,26 @@ final class RateLimitPropertyNames {
 	 * @throws InvalidRateLimitConfigurationException naming the property and the closest valid name
 	 */
 	static void checkKnown(Environment environment) {
-		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+		Iterable<ConfigurationPropertySource> sources = ConfigurationPropertySources.get(environment);
+		for (ConfigurationPropertySource source : sources) {
 			if (source instanceof IterableConfigurationPropertySource iterable
 					&& !(source.getUnderlyingSource() instanceof PropertySource<?> property
 							&& UNCHECKED_SOURCES.contains(property.getName()))) {
-				iterable.filter(ROOT::isAncestorOf).stream().forEach((name) -> check(name, iterable));
+				iterable.filter(ROOT::isAncestorOf).stream().forEach((name) -> check(name, iterable, sources));
 			}
 		}
 	}
 
-	private static void check(ConfigurationPropertyName name, ConfigurationPropertySource source) {
+	private static void check(ConfigurationPropertyName name, ConfigurationPropertySource source,
+			Iterable<ConfigurationPropertySource> sources) {
 		ResolvableType type = ResolvableType.forClass(RateLimitProperties.class);
 		StringBuilder path = new StringBuilder(ROOT.toString());
 		for (int i = ROOT.getNumberOfElements(); i < name.getNumberOfElements(); i++) {
 			String element = name.getElement(i, Form.DASHED);
 			Node node = Node.of(type);
+			if (node.kind == Kind.BEAN && acceptsValue(type.toClass())) {
+				checkNotAlsoAValue(name.chop(i), sources);
+			}
 			if (node.kind == Kind.LEAF) {
 				if (!name.isNumericIndex(i) || !isCollection(type)) {
 					throw unknown(name, element, source, path.toString(), List.of());
@@ -81,10 +88,41 @@ final class RateLimitPropertyNames {
 			path.append('.').append(node.dashed.get(name.getElement(i, Form.UNIFORM)));
 			type = child;
 		}
-		if (Node.of(type).kind != Kind.LEAF && source.getConfigurationProperty(name) != null) {
+		if (Node.of(type).kind != Kind.LEAF && !acceptsValue(type.toClass())
+				&& source.getConfigurationProperty(name) != null) {
 			// a value where a group of properties belongs, e.g. ratelimit.rules.login=5
 			throw new InvalidRateLimitConfigurationException(name.toString(), "it takes nested properties, not a value",
 					"Set the properties under it, e.g. '" + path + "." + firstChild(type) + "' (see docs/configuration.md)");
+		}
+	}
+
+	/**
+	 * Returns whether a group of properties can also be given as one value, converted by its static
+	 * {@code valueOf(String)} (e.g. {@code ratelimit.headers: ietf}).
+	 */
+	private static boolean acceptsValue(Class<?> type) {
+		try {
+			Method valueOf = type.getMethod("valueOf", String.class);
+			return Modifier.isStatic(valueOf.getModifiers()) && valueOf.getReturnType() == type;
+		}
+		catch (NoSuchMethodException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Fails when a group that takes a value has both the value and nested properties: the binder would take the value
+	 * and silently ignore the nested ones.
+	 */
+	private static void checkNotAlsoAValue(ConfigurationPropertyName group,
+			Iterable<ConfigurationPropertySource> sources) {
+		for (ConfigurationPropertySource any : sources) {
+			if (any.getConfigurationProperty(group) != null) {
+				throw new InvalidRateLimitConfigurationException(group.toString(),
+						"it is set to a value and has nested properties too, which would then be ignored",
+						"Set the value as a nested property instead ('ratelimit.headers: ietf' is short for"
+								+ " 'ratelimit.headers.style: ietf') (see docs/configuration.md)");
+			}
 		}
 	}
 

@@ -183,7 +183,7 @@ public class LocalRateLimitStore implements RateLimitStore {
 				this.entries.asMap().replace(keys[i], entries[i], entries[i]);
 			}
 			Decision decision = Decision.ofMicros(outcome.allowed(), check.policy().limit(), outcome.remaining(),
-					outcome.resetAfterMicros(), outcome.retryAfterMicros());
+					outcome.resetAfterMicros(), outcome.retryAfterMicros(), outcome.nextAfterMicros(), now);
 			if (admitted && outcome.allowed() && check.acquiresLease()) {
 				decision = decision.withLease(commit ? new Lease(check.policy(), check.subject(), leaseId, check.cost())
 						: null, reclaimable[i]);

@@ -34,6 +34,9 @@ final class RateLimitScript {
 
 	private static final int ARGS_PER_CHECK = 6;
 
+	/** Values per check in a reply: allowed, remaining, resetAfter, retryAfter, nextAfter. */
+	private static final int VALUES_PER_CHECK = 5;
+
 	private static final byte[] ZERO = ascii(0);
 
 	private static final byte[] ONE = ascii(1);
@@ -123,14 +126,17 @@ final class RateLimitScript {
 	 */
 	private static Reply parse(List<Object> values, List<RateLimitCheck> checks, Mode mode, String leaseId) {
 		boolean allowed = number(values, 0) == 1;
+		long now = number(values, 1);
 		int n = checks.size();
 		List<Decision> decisions = new ArrayList<>(n);
 		for (int i = 0; i < n; i++) {
 			RateLimitCheck check = checks.get(i);
-			int base = 2 + 4 * i;
+			int base = 2 + VALUES_PER_CHECK * i;
 			Decision decision = Decision.ofMicros(number(values, base) == 1, check.policy().limit(),
-					number(values, base + 1), number(values, base + 2), number(values, base + 3));
-			long reclaimed = (values.size() > 2 + 4 * n) ? number(values, 2 + 4 * n + i) : 0;
+					number(values, base + 1), number(values, base + 2), number(values, base + 3),
+					number(values, base + 4), now);
+			int reclaimedAt = 2 + VALUES_PER_CHECK * n + i;
+			long reclaimed = (values.size() > reclaimedAt) ? number(values, reclaimedAt) : 0;
 			if (check.acquiresLease() && allowed && decision.allowed() && mode == Mode.EVALUATE) {
 				decision = decision.withLease(new Lease(check.policy(), check.subject(), leaseId, check.cost()),
 						reclaimed);
@@ -140,7 +146,7 @@ final class RateLimitScript {
 			}
 			decisions.add(decision);
 		}
-		return new Reply(allowed, number(values, 1), decisions);
+		return new Reply(allowed, now, decisions);
 	}
 
 	private static long number(List<Object> values, int index) {

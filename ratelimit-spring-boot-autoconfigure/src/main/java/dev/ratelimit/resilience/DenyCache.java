@@ -124,14 +124,23 @@ public final class DenyCache {
 		if (reset.isNegative()) {
 			reset = Duration.ZERO;
 		}
-		if (decision.allowed() || decision.neverAllowed()) {
-			return new Decision(decision.allowed(), decision.limit(), decision.remaining(), reset, decision.retryAfter());
+		Duration next = decision.nextAfter().minus(elapsed);
+		if (next.isNegative()) {
+			next = Duration.ZERO;
 		}
-		Duration retry = decision.retryAfter().minus(elapsed);
-		if (retry.compareTo(Duration.of(1, ChronoUnit.MICROS)) < 0) {
-			retry = Duration.of(1, ChronoUnit.MICROS);
+		Duration retry = decision.retryAfter();
+		if (!decision.allowed() && !decision.neverAllowed()) {
+			retry = retry.minus(elapsed);
+			if (retry.compareTo(Duration.of(1, ChronoUnit.MICROS)) < 0) {
+				retry = Duration.of(1, ChronoUnit.MICROS);
+			}
+			if (next.compareTo(retry) > 0) {
+				next = retry;
+			}
 		}
-		return new Decision(false, decision.limit(), decision.remaining(), reset, retry);
+		// the instant of the reset stays what the store said
+		return new Decision(decision.allowed(), decision.limit(), decision.remaining(), reset, retry, null, 0, next,
+				decision.resetAt());
 	}
 
 	private static String signature(List<RateLimitCheck> checks) {

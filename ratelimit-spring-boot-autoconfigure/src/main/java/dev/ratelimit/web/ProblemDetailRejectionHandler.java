@@ -19,40 +19,53 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 
 /**
- * Answers a request denied because the store is unavailable and a rule fails closed, or because an adaptive
- * concurrency limit is full, with 503 Service Unavailable, {@code Retry-After} and a problem body; answers any other
- * denied request with 429 Too Many Requests, {@code Retry-After} (the longest wait among the denying rules,
- * in seconds rounded up, at least 1) and an RFC 9457 {@code application/problem+json} body with the denying rule
- * names ({@code rules}) and the wait ({@code retryAfter}, seconds).
- * <p>
+ * Answers a denied request with an RFC 9457 {@code application/problem+json} body of the problem types that
+ * draft-ietf-httpapi-ratelimit-headers-10 registers, each with the extension member {@code violated-policies} (the
+ * names of the rules that denied it), a {@code title}, a {@code detail}, the {@code instance} (the request path) and
+ * the wait in seconds ({@code retryAfter}, as in the {@code Retry-After} header: the longest wait among the denying
+ * rules, rounded up, at least 1):
+ * <ul>
+ * <li>429 Too Many Requests, {@link #QUOTA_EXCEEDED_TYPE quota-exceeded}, when the client used its quota;</li>
+ * <li>503 Service Unavailable, {@link #TEMPORARY_REDUCED_CAPACITY_TYPE temporary-reduced-capacity}, when the server
+ * cannot take the request: the store is unavailable and a rule fails closed, or an adaptive concurrency limit is
+ * full.</li>
+ * </ul>
  * A request whose cost exceeds what a rule can ever admit gets no {@code Retry-After}: no wait would help, and the
  * body's detail says so.
  */
 public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
 
-	/** The problem type of rate limited requests. */
-	public static final URI TYPE = URI.create("urn:ratelimit:problem:too-many-requests");
+	/** The problem type of a request that exceeded its quota (429). */
+	public static final URI QUOTA_EXCEEDED_TYPE = URI
+		.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
 
-	/** The problem type of requests rejected because the store is unavailable and a rule fails closed. */
-	public static final URI UNAVAILABLE_TYPE = URI.create("urn:ratelimit:problem:store-unavailable");
+	/** The problem type of a request that the server cannot take right now (503). */
+	public static final URI TEMPORARY_REDUCED_CAPACITY_TYPE = URI
+		.create("https://iana.org/assignments/http-problem-types#temporary-reduced-capacity");
 
-	/** The problem type of requests rejected because an adaptive concurrency limit is full. */
-	public static final URI OVERLOADED_TYPE = URI.create("urn:ratelimit:problem:overloaded");
+	/** The extension member that names the rules (the draft's "policies") that denied the request. */
+	public static final String VIOLATED_POLICIES = "violated-policies";
+
+	private static final String QUOTA_EXCEEDED_TITLE = "Request cannot be satisfied as assigned quota has been exceeded";
+
+	private static final String REDUCED_CAPACITY_TITLE = "Request cannot be satisfied due to temporary server"
+			+ " capacity constraints";
 
 	@Override
 	public void reject(HttpServletRequest request, HttpServletResponse response, Verdict verdict) throws IOException {
 		List<String> rules = verdict.deniedIndexes().stream().map((i) -> verdict.checks().get(i).policy().name()).toList();
 		if (verdict.storeUnavailable()) {
 			long seconds = retryAfterSeconds(verdict.retryAfter());
-			serviceUnavailable(request, response, UNAVAILABLE_TYPE, rules, seconds, "Rate limit " + quoted(rules)
+			serviceUnavailable(request, response, rules, seconds, "Rate limit " + quoted(rules)
 					+ " cannot be checked right now and does not admit requests unchecked.");
 			return;
 		}
 		boolean never = verdict.deniedIndexes().stream().map((i) -> verdict.decisions().get(i)).anyMatch(Decision::neverAllowed);
 		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS);
-		problem.setType(TYPE);
+		problem.setType(QUOTA_EXCEEDED_TYPE);
+		problem.setTitle(QUOTA_EXCEEDED_TITLE);
 		problem.setInstance(URI.create(request.getRequestURI()));
-		problem.setProperty("rules", rules);
+		problem.setProperty(VIOLATED_POLICIES, rules);
 		if (never) {
 			problem.setDetail("The request costs more than rate limit " + quoted(rules) + " can ever admit.");
 		}
@@ -82,18 +95,29 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	static void overloaded(HttpServletRequest request, HttpServletResponse response, AdaptiveDenial denial)
 			throws IOException {
 		List<String> rules = List.of(denial.rule());
-		serviceUnavailable(request, response, OVERLOADED_TYPE, rules, retryAfterSeconds(AdaptiveDenial.RETRY_AFTER),
+		serviceUnavailable(request, response, rules, retryAfterSeconds(AdaptiveDenial.RETRY_AFTER),
 				"The server is at its concurrency limit " + quoted(rules) + " (" + denial.limit()
 						+ " requests at once) and does not take more right now.");
 	}
 
-	private static void serviceUnavailable(HttpServletRequest request, HttpServletResponse response, URI type,
+	/**
+	 * Writes a 503 {@link #TEMPORARY_REDUCED_CAPACITY_TYPE temporary-reduced-capacity} problem with
+	 * {@code Retry-After}.
+	 * @param request the request
+	 * @param response the response
+	 * @param rules the rules that denied the request, for {@code violated-policies}
+	 * @param seconds the wait, in seconds
+	 * @param reason the first sentence of the detail
+	 * @throws IOException when the response cannot be written
+	 */
+	public static void serviceUnavailable(HttpServletRequest request, HttpServletResponse response,
 			List<String> rules, long seconds, String reason) throws IOException {
 		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.SERVICE_UNAVAILABLE);
-		problem.setType(type);
+		problem.setType(TEMPORARY_REDUCED_CAPACITY_TYPE);
+		problem.setTitle(REDUCED_CAPACITY_TITLE);
 		problem.setInstance(URI.create(request.getRequestURI()));
 		problem.setDetail(reason + " Retry after " + seconds + ((seconds == 1) ? " second." : " seconds."));
-		problem.setProperty("rules", rules);
+		problem.setProperty(VIOLATED_POLICIES, rules);
 		problem.setProperty("retryAfter", seconds);
 		response.setHeader("Retry-After", Long.toString(seconds));
 		write(response, problem);

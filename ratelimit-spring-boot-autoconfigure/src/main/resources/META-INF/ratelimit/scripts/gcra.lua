@@ -13,7 +13,8 @@ ARGV[1]   now in microseconds, or '' for redis.call('TIME') (an explicit time is
           least an hour, see ratelimit.lua)
 ARGV[2]   '' (evaluate)
 ARGV[3 + 6(i-1) ..]  per check: 6 (GCRA), interval (period / limit, µs), capacity (burst), 0, cost, shadow (0|1)
-Reply     { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter (-1 = never) }
+Reply     { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter (-1 = never),
+          nextAfter (until one more unit than remaining, at least one; 0 when the TAT is not ahead of now) }
 State     string integer: the theoretical arrival time (TAT); TTL until it
 ]]
 
@@ -29,6 +30,7 @@ end
 
 local floor = math.floor
 local n = #KEYS
+
 local reply = { 1, now }
 local tats = {}
 local verdict = 1
@@ -46,13 +48,22 @@ for i = 1, n do
   tats[i] = tat
   local tolerance = capacity * interval
   local ahead = tat + cost * interval - now
-  local r = 4 * i - 1 -- reply index of check i's allowed flag
+  local r = 5 * i - 2 -- reply index of check i's allowed flag
   if cost <= capacity and ahead <= tolerance then
-    reply[r], reply[r + 1], reply[r + 2], reply[r + 3] = 1, floor((tolerance - ahead) / interval), ahead, 0
+    local remaining = floor((tolerance - ahead) / interval)
+    local nextAfter = 0
+    if ahead > 0 then
+      nextAfter = ahead - tolerance + (remaining + 1) * interval
+    end
+    reply[r], reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 1, remaining, ahead, 0, nextAfter
   else
     local remainingNow = floor((tolerance - (tat - now)) / interval)
     if remainingNow < 0 then
       remainingNow = 0
+    end
+    local nextAfter = 0
+    if tat > now then
+      nextAfter = tat - now - tolerance + (remainingNow + 1) * interval
     end
     local retry = -1
     if cost <= capacity then
@@ -60,8 +71,11 @@ for i = 1, n do
       if retry < 1 then
         retry = 1
       end
+      if nextAfter > retry then
+        nextAfter = retry
+      end
     end
-    reply[r], reply[r + 1], reply[r + 2], reply[r + 3] = 0, remainingNow, tat - now, retry
+    reply[r], reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 0, remainingNow, tat - now, retry, nextAfter
     if ARGV[base + 5] == '0' then
       verdict = 0
     end
@@ -72,7 +86,7 @@ reply[1] = verdict
 -- Phase 2: admitted, so write what the checks consumed; denied, so report the admitting checks as inspected.
 if verdict == 1 then
   for i = 1, n do
-    local r = 4 * i - 1
+    local r = 5 * i - 2
     if reply[r] == 1 and ARGV[6 * i + 1] ~= '0' then
       local ahead = reply[r + 2]
       local ttl = ahead
@@ -84,15 +98,20 @@ if verdict == 1 then
   end
 else
   for i = 1, n do
-    local r = 4 * i - 1
+    local r = 5 * i - 2
     if reply[r] == 1 then
       local base = 6 * i - 3
       local interval = tonumber(ARGV[base + 1])
-      local remainingNow = floor((tonumber(ARGV[base + 2]) * interval - (tats[i] - now)) / interval)
+      local tolerance = tonumber(ARGV[base + 2]) * interval
+      local remainingNow = floor((tolerance - (tats[i] - now)) / interval)
       if remainingNow < 0 then
         remainingNow = 0
       end
-      reply[r + 1], reply[r + 2] = remainingNow, tats[i] - now
+      local nextAfter = 0
+      if tats[i] > now then
+        nextAfter = tats[i] - now - tolerance + (remainingNow + 1) * interval
+      end
+      reply[r + 1], reply[r + 2], reply[r + 4] = remainingNow, tats[i] - now, nextAfter
     end
   end
 end

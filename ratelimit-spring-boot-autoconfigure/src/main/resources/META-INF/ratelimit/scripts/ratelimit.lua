@@ -22,9 +22,11 @@ Evaluate: phase 1 computes every check without writing; the request is allowed w
 allows it. Phase 2 writes only then, and only the checks that allowed (cost > 0). A denied request writes nothing;
 the checks that would have allowed it report their state as if inspected with cost 0. The first write is always
 one that Redis refuses when out of memory, so a full Redis fails the call before it writes anything.
-Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter,
+Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter, nextAfter,
           then per check: reclaimed }
-          retryAfter is 0 when allowed, -1 when the cost exceeds what the policy can ever admit. reclaimed is the
+          retryAfter is 0 when allowed, -1 when the cost exceeds what the policy can ever admit. nextAfter is the time
+          until one more unit is available than remaining (0 when nothing is used, and always for concurrency; at
+          most retryAfter of a denial). reclaimed is the
           number of expired slots that a concurrency check's admission removed (a peek: would remove), else 0.
 
 Concurrency: an admitted request of cost c holds the lease <id> as c members '<id>:1' .. '<id>:c' of the check's
@@ -81,17 +83,18 @@ local function px(micros)
   return ceil(max(micros, minTtl) / 1000)
 end
 
--- Outcomes: allowed, remaining, resetAfter, retryAfter, new value, ttl
-local function allowed(remaining, reset, value, ttl)
-  return 1, max(0, remaining), reset, 0, value, ttl
+-- Outcomes: allowed, remaining, resetAfter, retryAfter, new value, ttl, nextAfter
+local function allowed(remaining, reset, nextAfter, value, ttl)
+  return 1, max(0, remaining), reset, 0, value, ttl, nextAfter
 end
 
-local function denied(remaining, reset, retry)
-  return 0, max(0, remaining), reset, max(1, retry)
+local function denied(remaining, reset, nextAfter, retry)
+  local r = max(1, retry)
+  return 0, max(0, remaining), reset, r, nil, nil, min(nextAfter, r)
 end
 
-local function never(remaining, reset)
-  return 0, max(0, remaining), reset, -1
+local function never(remaining, reset, nextAfter)
+  return 0, max(0, remaining), reset, -1, nil, nil, nextAfter
 end
 
 local function split2(v)
@@ -113,14 +116,19 @@ local function gcra(key, interval, capacity, cost)
   end
   local tolerance = capacity * interval
   local remainingNow = floor((tolerance - (tat - now)) / interval)
+  -- until a TAT ahead of now leaves room for one more unit than now (at least one)
+  local function nextAfter(a)
+    if a <= 0 then return 0 end
+    return a - tolerance + (max(0, floor((tolerance - a) / interval)) + 1) * interval
+  end
   if cost > capacity then
-    return never(remainingNow, tat - now)
+    return never(remainingNow, tat - now, nextAfter(tat - now))
   end
   local ahead = tat + cost * interval - now
   if ahead > tolerance then
-    return denied(remainingNow, tat - now, ahead - tolerance)
+    return denied(remainingNow, tat - now, nextAfter(tat - now), ahead - tolerance)
   end
-  return allowed(floor((tolerance - ahead) / interval), ahead, now + ahead, ahead)
+  return allowed(floor((tolerance - ahead) / interval), ahead, nextAfter(ahead), now + ahead, ahead)
 end
 
 -- The state is the 'full at' time F, as in the reference: tokens = capacity - ceil((F - now) / interval).
@@ -139,14 +147,22 @@ local function tokenBucket(key, interval, capacity, cost)
     if t >= capacity then return 0 end
     return (capacity - t) * interval - since
   end
+  -- until one more token than now (at least one) is in a bucket full in fullIn
+  local function nextAfter(fullIn)
+    local missing = ceil(fullIn / interval)
+    if missing == 0 then return 0 end
+    return fullIn - (capacity - max(0, capacity - missing) - 1) * interval
+  end
   if cost > capacity then
-    return never(tokens, untilFull(tokens))
+    local reset = untilFull(tokens)
+    return never(tokens, reset, nextAfter(reset))
   end
   if tokens < cost then
-    return denied(tokens, untilFull(tokens), (cost - tokens) * interval - since)
+    local reset = untilFull(tokens)
+    return denied(tokens, reset, nextAfter(reset), (cost - tokens) * interval - since)
   end
   local reset = untilFull(tokens - cost)
-  return allowed(tokens - cost, reset, now + reset, reset)
+  return allowed(tokens - cost, reset, nextAfter(reset), now + reset, reset)
 end
 
 -- The state is the 'empty at' time E, as in the reference: level = ceil((E - now) / interval).
@@ -164,14 +180,22 @@ local function leakyBucket(key, interval, capacity, cost)
     if l == 0 then return 0 end
     return l * interval - since
   end
+  -- until a bucket empty in emptyIn has room for one more unit than now (at least one)
+  local function nextAfter(emptyIn)
+    local l = ceil(emptyIn / interval)
+    if l == 0 then return 0 end
+    return emptyIn - (min(l, capacity) - 1) * interval
+  end
   if cost > capacity then
-    return never(capacity - level, untilEmpty(level))
+    local reset = untilEmpty(level)
+    return never(capacity - level, reset, nextAfter(reset))
   end
   if level + cost > capacity then
-    return denied(capacity - level, untilEmpty(level), (level + cost - capacity) * interval - since)
+    local reset = untilEmpty(level)
+    return denied(capacity - level, reset, nextAfter(reset), (level + cost - capacity) * interval - since)
   end
   local reset = untilEmpty(level + cost)
-  return allowed(capacity - level - cost, reset, now + reset, reset)
+  return allowed(capacity - level - cost, reset, nextAfter(reset), now + reset, reset)
 end
 
 local function fixedWindow(key, period, limit, offset, cost)
@@ -187,38 +211,43 @@ local function fixedWindow(key, period, limit, offset, cost)
   end
   local untilEnd = windowStart + period - now
   if cost > limit then
-    if count > 0 then return never(limit - count, untilEnd) end
-    return never(limit, 0)
+    if count > 0 then return never(limit - count, untilEnd, untilEnd) end
+    return never(limit, 0, 0)
   end
   if count + cost > limit then
-    return denied(limit - count, untilEnd, untilEnd)
+    return denied(limit - count, untilEnd, untilEnd, untilEnd)
   end
   local counted = count + cost
   local reset = 0
   if counted > 0 then reset = untilEnd end
-  return allowed(limit - counted, reset, int(windowStart) .. ' ' .. int(counted), untilEnd)
+  return allowed(limit - counted, reset, reset, int(windowStart) .. ' ' .. int(counted), untilEnd)
 end
 
 -- Writes nothing; the write phase adds the members. Entries at t are live while t > now - period.
 local function slidingLog(key, period, limit, cost)
   local live = '(' .. int(now - period)
   local count = call('ZCOUNT', key, live, '+inf')
-  local untilEmpty = 0
+  local untilEmpty, untilNext = 0, 0
   if count > 0 then
     untilEmpty = tonumber(call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) + period - now
+    untilNext = tonumber(call('ZRANGEBYSCORE', key, live, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)[2]) + period - now
   end
   if cost > limit then
-    return never(limit - count, untilEmpty)
+    return never(limit - count, untilEmpty, untilNext)
   end
   if count + cost > limit then
     local blocking = call('ZRANGEBYSCORE', key, live, '+inf', 'WITHSCORES', 'LIMIT', count + cost - limit - 1, 1)
-    return denied(limit - count, untilEmpty, tonumber(blocking[2]) + period - now)
+    return denied(limit - count, untilEmpty, untilNext, tonumber(blocking[2]) + period - now)
   end
   if cost == 0 then
-    return allowed(limit - count, untilEmpty, nil, 0)
+    return allowed(limit - count, untilEmpty, untilNext, nil, 0)
+  end
+  -- the new entries are now's; a live one may be later (the clock stepped back)
+  if count == 0 or untilNext > period then
+    untilNext = period
   end
   local reset = max(untilEmpty, period)
-  return allowed(limit - count - cost, reset, count, reset)
+  return allowed(limit - count - cost, reset, untilNext, count, reset)
 end
 
 -- Writes nothing; the write phase reclaims expired slots and adds the lease. Slots are held while expiry > now.
@@ -231,14 +260,14 @@ local function concurrency(key, timeout, limit, cost)
     reset = tonumber(call('ZRANGEBYSCORE', key, after, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)[2]) - now
   end
   if cost > limit then
-    return never(limit - held, reset)
+    return never(limit - held, reset, 0)
   end
   if held + cost > limit then
     local blocking = call('ZRANGEBYSCORE', key, after, '+inf', 'WITHSCORES', 'LIMIT', held + cost - limit - 1, 1)
-    return denied(limit - held, reset, min(1000000, max(1000, tonumber(blocking[2]) - now)))
+    return denied(limit - held, reset, 0, min(1000000, max(1000, tonumber(blocking[2]) - now)))
   end
   if cost == 0 then
-    return allowed(limit - held, reset, 0, 0)
+    return allowed(limit - held, reset, 0, 0, 0)
   end
   local reclaimable = 0
   if held > 0 then
@@ -247,7 +276,7 @@ local function concurrency(key, timeout, limit, cost)
   else
     reset = timeout
   end
-  return allowed(limit - held - cost, reset, reclaimable, 0)
+  return allowed(limit - held - cost, reset, 0, reclaimable, 0)
 end
 
 local function weighted(count, overlap, period)
@@ -289,8 +318,15 @@ local function slidingCounter(key, period, limit, cost)
     if previous > 0 then return windowStart + period - now end
     return 0
   end
+  -- until the estimate of (previous, c) is one lower than now
+  local function nextAfter(c)
+    local weight = weighted(previous, period - max(0, elapsed), period)
+    if weight > 0 then return firstFit(previous, weight - 1, period) - elapsed end
+    if c > 0 then return period - elapsed + firstFit(c, c - 1, period) end
+    return 0
+  end
   if cost > limit then
-    return never(limit - estimate, untilEmpty(current))
+    return never(limit - estimate, untilEmpty(current), nextAfter(current))
   end
   if estimate + cost > limit then
     local retry
@@ -299,11 +335,12 @@ local function slidingCounter(key, period, limit, cost)
     else
       retry = period - elapsed + firstFit(current, limit - cost, period)
     end
-    return denied(limit - estimate, untilEmpty(current), retry)
+    return denied(limit - estimate, untilEmpty(current), nextAfter(current), retry)
   end
   local counted = current + cost
   local reset = untilEmpty(counted)
-  return allowed(limit - estimate - cost, reset, int(windowStart) .. ' ' .. int(previous) .. ' ' .. int(counted), reset)
+  return allowed(limit - estimate - cost, reset, nextAfter(counted),
+    int(windowStart) .. ' ' .. int(previous) .. ' ' .. int(counted), reset)
 end
 
 local function compute(i, cost)
@@ -424,9 +461,9 @@ if ARGV[2] ~= '' and not peek then
   local reply = { 1, now }
   for i = 1, n do
     refund(i, admittedAt)
-    local ok, remaining, reset, retry = compute(i, 0)
-    local r = 2 + 4 * (i - 1)
-    reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = ok, remaining, reset, retry
+    local ok, remaining, reset, retry, _, _, nextAfter = compute(i, 0)
+    local r = 2 + 5 * (i - 1)
+    reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
   end
   return reply
 end
@@ -436,9 +473,9 @@ local values, ttls = {}, {}
 local verdict = 1
 for i = 1, n do
   local base = 3 + 6 * (i - 1)
-  local ok, remaining, reset, retry, value, ttl = compute(i, tonumber(ARGV[base + 4]))
-  local r = 2 + 4 * (i - 1)
-  reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = ok, remaining, reset, retry
+  local ok, remaining, reset, retry, value, ttl, nextAfter = compute(i, tonumber(ARGV[base + 4]))
+  local r = 2 + 5 * (i - 1)
+  reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
   values[i], ttls[i] = value, ttl
   if ok == 0 and ARGV[base + 5] == '0' then
     verdict = 0
@@ -447,13 +484,13 @@ end
 reply[1] = verdict
 
 for i = 1, n do
-  local r = 2 + 4 * (i - 1)
+  local r = 2 + 5 * (i - 1)
   if reply[r + 1] == 1 then
     local base = 3 + 6 * (i - 1)
     local cost = tonumber(ARGV[base + 4])
     if verdict == 0 then
-      local _, remaining, reset = compute(i, 0)
-      reply[r + 2], reply[r + 3] = remaining, reset
+      local _, remaining, reset, _, _, _, nextAfter = compute(i, 0)
+      reply[r + 2], reply[r + 3], reply[r + 5] = remaining, reset, nextAfter
     elseif cost > 0 and not peek then
       if ARGV[base] == '2' then
         addLogEntries(KEYS[i], tonumber(ARGV[base + 1]), values[i], cost, ttls[i])
@@ -468,9 +505,9 @@ end
 for i = 1, n do
   local base = 3 + 6 * (i - 1)
   local reclaimed = 0
-  if verdict == 1 and ARGV[base] == '7' and reply[3 + 4 * (i - 1)] == 1 and ARGV[base + 4] ~= '0' then
+  if verdict == 1 and ARGV[base] == '7' and reply[3 + 5 * (i - 1)] == 1 and ARGV[base + 4] ~= '0' then
     reclaimed = values[i]
   end
-  reply[2 + 4 * n + i] = reclaimed
+  reply[2 + 5 * n + i] = reclaimed
 end
 return reply

@@ -158,9 +158,9 @@ class AdaptiveConcurrencyIntegrationTests {
 		assertThat(TestHttp.header(shed, "Content-Type")).startsWith("application/problem+json");
 		assertThat(shed.headers().firstValue("RateLimit-Policy")).as("no rate was evaluated").isEmpty();
 		JsonNode body = json.readTree(shed.body());
-		assertThat(body.get("type").asString()).isEqualTo("urn:ratelimit:problem:overloaded");
+		assertThat(body.get("type").asString()).isEqualTo("https://iana.org/assignments/http-problem-types#temporary-reduced-capacity");
 		assertThat(body.get("status").asInt()).isEqualTo(503);
-		assertThat(body.get("rules").get(0).asString()).isEqualTo("tight");
+		assertThat(body.get("violated-policies").get(0).asString()).isEqualTo("tight");
 		assertThat(body.get("retryAfter").asInt()).isEqualTo(1);
 
 		held.setResult("held");

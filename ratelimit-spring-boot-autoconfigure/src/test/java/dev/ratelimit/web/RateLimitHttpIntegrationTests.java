@@ -66,7 +66,7 @@ class RateLimitHttpIntegrationTests {
 		HttpResponse<String> first = get("/hello", Map.of());
 		assertThat(first.statusCode()).isEqualTo(200);
 		List<StructuredFields.Item> policy = StructuredFields.parseList(header(first, "RateLimit-Policy"));
-		assertThat(policy).containsExactly(new StructuredFields.Item("hello", Map.of("q", 3L, "w", 60L)));
+		assertThat(policy).containsExactly(new StructuredFields.Item("hello", Map.<String, Object>of("q", 3L, "w", 60L)));
 		List<StructuredFields.Item> limit = StructuredFields.parseList(header(first, "RateLimit"));
 		assertThat(limit).hasSize(1);
 		assertThat(limit.get(0).value()).isEqualTo("hello");
@@ -92,12 +92,12 @@ class RateLimitHttpIntegrationTests {
 		assertThat(StructuredFields.parseList(header(denied, "RateLimit")).get(0).parameters()).containsEntry("r", 0L);
 		assertThat(header(denied, "X-RateLimit-Remaining")).isEqualTo("0");
 		JsonNode body = json.readTree(denied.body());
-		assertThat(body.get("type").asString()).isEqualTo("urn:ratelimit:problem:too-many-requests");
-		assertThat(body.get("title").asString()).isEqualTo("Too Many Requests");
+		assertThat(body.get("type").asString()).isEqualTo("https://iana.org/assignments/http-problem-types#quota-exceeded");
+		assertThat(body.get("title").asString()).isEqualTo("Request cannot be satisfied as assigned quota has been exceeded");
 		assertThat(body.get("status").asInt()).isEqualTo(429);
 		assertThat(body.get("instance").asString()).isEqualTo("/hello");
 		assertThat(body.get("detail").asString()).contains("'hello'").contains("20 seconds");
-		assertThat(body.get("rules").get(0).asString()).isEqualTo("hello");
+		assertThat(body.get("violated-policies").get(0).asString()).isEqualTo("hello");
 		assertThat(body.get("retryAfter").asLong()).isEqualTo(20);
 	}
 
@@ -194,7 +194,7 @@ class RateLimitHttpIntegrationTests {
 		assertThat(denied.statusCode()).isEqualTo(429);
 		assertThat(header(denied, "Content-Type")).startsWith("application/problem+json");
 		assertThat(header(denied, "Retry-After")).isNotBlank();
-		assertThat(json.readTree(denied.body()).get("rules").get(0).asString()).isEqualTo("annotated");
+		assertThat(json.readTree(denied.body()).get("violated-policies").get(0).asString()).isEqualTo("annotated");
 	}
 
 	@Test
@@ -203,7 +203,7 @@ class RateLimitHttpIntegrationTests {
 		assertThat(get("/reports/alice", Map.of()).statusCode()).isEqualTo(200);
 		HttpResponse<String> denied = get("/reports/alice", Map.of());
 		assertThat(denied.statusCode()).isEqualTo(429);
-		assertThat(json.readTree(denied.body()).get("rules").get(0).asString()).isEqualTo("reports");
+		assertThat(json.readTree(denied.body()).get("violated-policies").get(0).asString()).isEqualTo("reports");
 		assertThat(get("/reports/bob", Map.of()).statusCode()).as("another user").isEqualTo(200);
 	}
 

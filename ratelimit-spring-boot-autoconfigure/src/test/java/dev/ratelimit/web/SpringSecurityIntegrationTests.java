@@ -61,7 +61,7 @@ class SpringSecurityIntegrationTests {
 		}
 		assertThat(statuses).containsExactly(401, 401, 401, 401, 401, 429);
 		assertThat(remaining).containsExactly("4", "3", "2", "1", "0", "0");
-		assertThat(json.readTree(last.body()).get("rules").get(0).asString()).isEqualTo("secure-per-ip");
+		assertThat(json.readTree(last.body()).get("violated-policies").get(0).asString()).isEqualTo("secure-per-ip");
 		assertThat(get("/secure/hello", "alice", "alice-secret").statusCode())
 			.as("the right password does not escape the limit either")
 			.isEqualTo(429);
@@ -79,7 +79,7 @@ class SpringSecurityIntegrationTests {
 		assertThat(get("/account/checks", "alice", "alice-secret").statusCode()).isEqualTo(200);
 		HttpResponse<String> denied = get("/account/checks", "alice", "alice-secret");
 		assertThat(denied.statusCode()).isEqualTo(429);
-		assertThat(json.readTree(denied.body()).get("rules").get(0).asString()).isEqualTo("account-per-user");
+		assertThat(json.readTree(denied.body()).get("violated-policies").get(0).asString()).isEqualTo("account-per-user");
 		assertThat(get("/account/checks", "bob", "bob-secret").statusCode())
 			.as("another user from the same address has a quota of his own")
 			.isEqualTo(200);

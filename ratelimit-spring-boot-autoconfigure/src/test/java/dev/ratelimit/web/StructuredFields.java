@@ -3,15 +3,33 @@ package dev.ratelimit.web;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Base64;
 import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A strict parser for the Structured Field lists used by the IETF rate limit headers (RFC 9651 sf-list of items whose
- * bare item is an sf-string, with sf-integer parameters). Anything else fails the test.
+ * bare item is an sf-string, with parameters whose values are sf-integers ({@link Long}), sf-strings
+ * ({@link String}) or sf-binary Byte Sequences ({@code byte[]})). Anything else fails the test.
  */
 final class StructuredFields {
 
-	record Item(String value, Map<String, Long> parameters) {
+	/**
+	 * @param value the item's string
+	 * @param parameters its parameters, in order: {@link Long}, {@link String} or {@code byte[]}
+	 */
+	record Item(String value, Map<String, Object> parameters) {
+
+		/** Returns an integer parameter, or {@code null} when there is none; fails when it is not an integer. */
+		@Nullable Long integer(String key) {
+			Object value = this.parameters.get(key);
+			if (value != null && !(value instanceof Long)) {
+				throw new IllegalArgumentException(key + " is not an integer but " + value);
+			}
+			return (Long) value;
+		}
+
 	}
 
 	private final String input;
@@ -42,15 +60,42 @@ final class StructuredFields {
 
 	private Item item() {
 		String value = string();
-		Map<String, Long> parameters = new LinkedHashMap<>();
+		Map<String, Object> parameters = new LinkedHashMap<>();
 		while (!end() && peek() == ';') {
 			this.position++;
 			skipSpaces();
 			String key = key();
 			expect('=');
-			parameters.put(key, integer());
+			if (parameters.put(key, parameterValue()) != null) {
+				throw new IllegalArgumentException("parameter " + key + " twice in " + this.input);
+			}
 		}
 		return new Item(value, parameters);
+	}
+
+	private Object parameterValue() {
+		if (!end() && peek() == '"') {
+			return string();
+		}
+		if (!end() && peek() == ':') {
+			return byteSequence();
+		}
+		return integer();
+	}
+
+	private byte[] byteSequence() {
+		expect(':');
+		int start = this.position;
+		while (!end() && peek() != ':') {
+			char c = peek();
+			if (!(Character.isLetterOrDigit(c) && c < 0x80) && c != '+' && c != '/' && c != '=') {
+				throw new IllegalArgumentException("bad base64 character at " + this.position + " in " + this.input);
+			}
+			this.position++;
+		}
+		String base64 = this.input.substring(start, this.position);
+		expect(':');
+		return Base64.getDecoder().decode(base64);
 	}
 
 	private String string() {

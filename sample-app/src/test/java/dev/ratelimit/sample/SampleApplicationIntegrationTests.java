@@ -122,7 +122,7 @@ class SampleApplicationIntegrationTests {
 		JsonNode problem = json.readTree(denied.body());
 		assertThat(problem.get("status").asInt()).isEqualTo(429);
 		assertThat(problem.get("instance").asString()).isEqualTo("/api/hello");
-		assertThat(problem.get("rules").get(0).asString()).isEqualTo("hello");
+		assertThat(problem.get("violated-policies").get(0).asString()).isEqualTo("hello");
 		assertThat(problem.get("retryAfter").asLong()).isEqualTo(retryAfter);
 	}
 
@@ -159,7 +159,7 @@ class SampleApplicationIntegrationTests {
 		HttpResponse<String> tooBig = get("/api/search?q=redis&pageSize=60", "demo-free-key");
 		assertThat(tooBig.statusCode()).isEqualTo(429);
 		assertThat(Long.parseLong(header(tooBig, "Retry-After"))).isBetween(1L, 10L);
-		assertThat(json.readTree(tooBig.body()).get("rules").get(0).asString()).isEqualTo("search");
+		assertThat(json.readTree(tooBig.body()).get("violated-policies").get(0).asString()).isEqualTo("search");
 	}
 
 	@Test
@@ -201,8 +201,8 @@ class SampleApplicationIntegrationTests {
 		assertThat(denied.statusCode()).isEqualTo(429);
 		assertThat(Long.parseLong(header(denied, "Retry-After"))).isBetween(1L, 60L);
 		JsonNode problem = json.readTree(denied.body());
-		assertThat(problem.get("rules").size()).isEqualTo(1);
-		assertThat(problem.get("rules").get(0).asString()).isEqualTo("login-user");
+		assertThat(problem.get("violated-policies").size()).isEqualTo(1);
+		assertThat(problem.get("violated-policies").get(0).asString()).isEqualTo("login-user");
 		assertThat(login("ALICE", "guess4").statusCode()).isEqualTo(429);
 
 		// other users from the same address are not affected
@@ -220,8 +220,8 @@ class SampleApplicationIntegrationTests {
 		HttpResponse<String> denied = login("user10", "guess");
 		assertThat(denied.statusCode()).isEqualTo(429);
 		JsonNode problem = json.readTree(denied.body());
-		assertThat(problem.get("rules").size()).isEqualTo(1);
-		assertThat(problem.get("rules").get(0).asString()).isEqualTo("login-ip");
+		assertThat(problem.get("violated-policies").size()).isEqualTo(1);
+		assertThat(problem.get("violated-policies").get(0).asString()).isEqualTo("login-ip");
 	}
 
 	@Test
@@ -237,7 +237,7 @@ class SampleApplicationIntegrationTests {
 		assertThat(denied.statusCode()).isEqualTo(429);
 		assertThat(header(denied, "Content-Type")).startsWith("application/problem+json");
 		assertThat(Long.parseLong(header(denied, "Retry-After"))).isBetween(1L, 20L);
-		assertThat(json.readTree(denied.body()).get("rules").get(0).asString()).isEqualTo("reports");
+		assertThat(json.readTree(denied.body()).get("violated-policies").get(0).asString()).isEqualTo("reports");
 		assertThat(get("/api/reports/bob", null).statusCode()).isEqualTo(200);
 	}
 

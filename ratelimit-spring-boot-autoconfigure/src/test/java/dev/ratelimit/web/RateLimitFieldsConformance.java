@@ -149,8 +149,10 @@ abstract class RateLimitFieldsConformance {
 			System.out.println(algorithm.configName() + ": " + backOff);
 			assertThat(backOff.t()).as("t is never later than Retry-After").isLessThanOrEqualTo(backOff.retryAfter());
 			assertThat(backOff.retryStatus()).as("the first retry after %s s", backOff.slept()).isEqualTo(200);
-			assertThat(backOff.waitedMillis()).as("from the denied request to the admitted one")
-				.isLessThanOrEqualTo(backOff.retryAfter() * 1000 + 1000);
+			// what the client waited is what it slept (the round trips around it are the machine's, not the
+			// limiter's: on a loaded CI machine they alone can take hundreds of milliseconds)
+			assertThat(backOff.slept()).as("seconds slept before the admitted retry")
+				.isLessThanOrEqualTo(backOff.retryAfter());
 		}
 	}
 

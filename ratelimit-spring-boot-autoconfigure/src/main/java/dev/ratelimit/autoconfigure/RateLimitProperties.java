@@ -499,6 +499,12 @@ public class RateLimitProperties {
 		 */
 		private RulePhase phase = RulePhase.AUTO;
 
+		/**
+		 * HTTP status of the rule's denials: 429 (the client asked too much) or 503 (the server cannot take more).
+		 * Default: 503 for a concurrency rule whose key is 'global' and for adaptive-concurrency, 429 otherwise.
+		 */
+		private @Nullable Integer status;
+
 		private final Adaptive adaptive = new Adaptive();
 
 		public Match getMatch() {
@@ -611,6 +617,14 @@ public class RateLimitProperties {
 
 		public void setPhase(RulePhase phase) {
 			this.phase = phase;
+		}
+
+		public @Nullable Integer getStatus() {
+			return this.status;
+		}
+
+		public void setStatus(@Nullable Integer status) {
+			this.status = status;
 		}
 
 	}

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.DenialStatus;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveDenial;
 import jakarta.servlet.http.HttpServletRequest;
@@ -20,8 +21,10 @@ import org.springframework.http.ProblemDetail;
 
 /**
  * Answers a request denied because the store is unavailable and a rule fails closed, or because an adaptive
- * concurrency limit is full, with 503 Service Unavailable, {@code Retry-After} and a problem body; answers any other
- * denied request with 429 Too Many Requests, {@code Retry-After} (the longest wait among the denying rules,
+ * concurrency limit is full, with 503 Service Unavailable, {@code Retry-After} and a problem body; answers a request
+ * whose denying rules all answer 503 ({@link Verdict#denialStatus()}: a {@code global} concurrency cap, or
+ * {@code status: 503}) the same way, with the {@link #OVERLOADED_TYPE} problem type; answers any other denied request
+ * with 429 Too Many Requests, {@code Retry-After} (the longest wait among the denying rules,
  * in seconds rounded up, at least 1) and an RFC 9457 {@code application/problem+json} body with the denying rule
  * names ({@code rules}) and the wait ({@code retryAfter}, seconds).
  * <p>
@@ -49,8 +52,9 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 			return;
 		}
 		boolean never = verdict.deniedIndexes().stream().map((i) -> verdict.decisions().get(i)).anyMatch(Decision::neverAllowed);
-		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS);
-		problem.setType(TYPE);
+		boolean overloaded = verdict.denialStatus() == DenialStatus.SERVICE_UNAVAILABLE;
+		ProblemDetail problem = ProblemDetail.forStatus(verdict.denialStatus().code());
+		problem.setType(overloaded ? OVERLOADED_TYPE : TYPE);
 		problem.setInstance(URI.create(request.getRequestURI()));
 		problem.setProperty("rules", rules);
 		if (never) {
@@ -59,7 +63,9 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 		else {
 			long seconds = retryAfterSeconds(verdict.retryAfter());
 			response.setHeader("Retry-After", Long.toString(seconds));
-			problem.setDetail("Rate limit " + quoted(rules) + " exceeded. Retry after " + seconds
+			problem.setDetail((overloaded ? "The server is at limit " + quoted(rules)
+					+ ", shared by every client, and does not take more right now."
+					: "Rate limit " + quoted(rules) + " exceeded.") + " Retry after " + seconds
 					+ ((seconds == 1) ? " second." : " seconds."));
 			problem.setProperty("retryAfter", seconds);
 		}
@@ -82,14 +88,20 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	static void overloaded(HttpServletRequest request, HttpServletResponse response, AdaptiveDenial denial)
 			throws IOException {
 		List<String> rules = List.of(denial.rule());
-		serviceUnavailable(request, response, OVERLOADED_TYPE, rules, retryAfterSeconds(AdaptiveDenial.RETRY_AFTER),
-				"The server is at its concurrency limit " + quoted(rules) + " (" + denial.limit()
-						+ " requests at once) and does not take more right now.");
+		boolean overloaded = denial.status() == DenialStatus.SERVICE_UNAVAILABLE;
+		answer(request, response, denial.status().code(), overloaded ? OVERLOADED_TYPE : TYPE, rules,
+				retryAfterSeconds(AdaptiveDenial.RETRY_AFTER), "The server is at its concurrency limit " + quoted(rules)
+						+ " (" + denial.limit() + " requests at once) and does not take more right now.");
 	}
 
 	private static void serviceUnavailable(HttpServletRequest request, HttpServletResponse response, URI type,
 			List<String> rules, long seconds, String reason) throws IOException {
-		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.SERVICE_UNAVAILABLE);
+		answer(request, response, HttpStatus.SERVICE_UNAVAILABLE.value(), type, rules, seconds, reason);
+	}
+
+	private static void answer(HttpServletRequest request, HttpServletResponse response, int status, URI type,
+			List<String> rules, long seconds, String reason) throws IOException {
+		ProblemDetail problem = ProblemDetail.forStatus(status);
 		problem.setType(type);
 		problem.setInstance(URI.create(request.getRequestURI()));
 		problem.setDetail(reason + " Retry after " + seconds + ((seconds == 1) ? " second." : " seconds."));

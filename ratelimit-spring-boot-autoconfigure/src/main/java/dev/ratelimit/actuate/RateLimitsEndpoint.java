@@ -150,10 +150,13 @@ public class RateLimitsEndpoint {
 		Decision now = peek(policy, subject, 0);
 		// what a request of cost 1 would get: its wait, whatever the algorithm (zero if a unit came back meanwhile)
 		Duration retryAfter = (now.remaining() == 0) ? peek(policy, subject, 1).retryAfter() : Duration.ZERO;
-		LeasesDescriptor leases = (policy.algorithm() == Algorithm.CONCURRENCY)
-				? new LeasesDescriptor(now.limit() - now.remaining(), now.reclaimed(), now.resetAfter().toString(),
-						policy.leaseTimeout().toString())
-				: null;
+		LeasesDescriptor leases = null;
+		if (policy.algorithm() == Algorithm.CONCURRENCY) {
+			// only an admission reclaims, so only the peek of one reports what it would reclaim: known while a slot is free
+			Long expired = (now.remaining() > 0) ? peek(policy, subject, 1).reclaimed() : null;
+			leases = new LeasesDescriptor(now.limit() - now.remaining(), expired, now.resetAfter().toString(),
+					policy.leaseTimeout().toString());
+		}
 		return new SubjectDescriptor(rule, subject, tier, now.limit(), now.remaining(), now.resetAfter().toString(),
 				retryAfter.toString(), leases);
 	}
@@ -301,12 +304,13 @@ public class RateLimitsEndpoint {
 	 *
 	 * @param held the slots held now (requests in flight, when each costs 1)
 	 * @param expired slots whose lease expired without a release (an instance stopped, or a request outlived the
-	 * lease timeout), which the next admission reclaims; they no longer count
+	 * lease timeout), which the next admission reclaims; they no longer count. {@code null} while the cap is full: only
+	 * an admission reclaims, so the store reports them for a request that would be admitted
 	 * @param nextExpiry time until the earliest held slot expires unless released or renewed first (ISO-8601; zero
 	 * when none is held)
 	 * @param leaseTimeout how long a lease lives without a release or renewal (ISO-8601)
 	 */
-	public record LeasesDescriptor(long held, long expired, String nextExpiry, String leaseTimeout) {
+	public record LeasesDescriptor(long held, @Nullable Long expired, String nextExpiry, String leaseTimeout) {
 	}
 
 	/** The top offenders by rule. */

@@ -6,8 +6,9 @@ package dev.ratelimit;
  * rule's status ({@code ratelimit.rules.<name>.status}); a {@link Verdict} answers with
  * {@link Verdict#denialStatus()}.
  * <p>
- * By default a rule's denials are {@link #TOO_MANY_REQUESTS}, except a {@code concurrency} rule whose key is
- * {@code global}: it protects the server itself, so its denials are {@link #SERVICE_UNAVAILABLE}.
+ * By default a rule's denials are {@link #TOO_MANY_REQUESTS}, except a {@code concurrency} rule whose key is shared by
+ * every client ({@code global}, {@code endpoint}, or both): it protects the server itself, so its denials are
+ * {@link #SERVICE_UNAVAILABLE}; and an {@code adaptive-concurrency} rule's, 503 too.
  */
 public enum DenialStatus {
 

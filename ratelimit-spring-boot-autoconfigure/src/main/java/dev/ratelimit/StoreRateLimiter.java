@@ -22,7 +22,7 @@ public class StoreRateLimiter implements RateLimiter {
 
 	/**
 	 * @param store the store
-	 * @param listener told of every verdict (as {@link RateLimitListener.Source#STORE})
+	 * @param listener told of every verdict (as {@link RateLimitListener.Source#STORE}) and every release of leases
 	 */
 	public StoreRateLimiter(RateLimitStore store, RateLimitListener listener) {
 		this.store = Objects.requireNonNull(store, "store");

@@ -501,7 +501,8 @@ public class RateLimitProperties {
 
 		/**
 		 * HTTP status of the rule's denials: 429 (the client asked too much) or 503 (the server cannot take more).
-		 * Default: 503 for a concurrency rule whose key is 'global' and for adaptive-concurrency, 429 otherwise.
+		 * Default: 503 for a concurrency rule whose key is shared by every client ('global', 'endpoint') and for
+		 * adaptive-concurrency, 429 otherwise.
 		 */
 		private @Nullable Integer status;
 

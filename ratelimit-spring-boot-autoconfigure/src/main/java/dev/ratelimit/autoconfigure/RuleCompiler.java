@@ -210,11 +210,12 @@ public final class RuleCompiler {
 	}
 
 	/**
-	 * Returns the default status of a rate rule's denials: 503 for a concurrency cap on the {@code global} key, which
-	 * protects the server itself (the client did nothing wrong), else 429.
+	 * Returns the default status of a rate rule's denials: 503 for a concurrency cap shared by every client (a key
+	 * made of {@code global} and {@code endpoint} only), which protects the server itself (the client did nothing
+	 * wrong), else 429.
 	 */
 	private static DenialStatus defaultStatus(Algorithm algorithm, String key) {
-		return (algorithm == Algorithm.CONCURRENCY && key.trim().equalsIgnoreCase(KeyResolvers.GLOBAL))
+		return (algorithm == Algorithm.CONCURRENCY && !KeyResolvers.mayUseClientIp(key))
 				? DenialStatus.SERVICE_UNAVAILABLE : DenialStatus.TOO_MANY_REQUESTS;
 	}
 

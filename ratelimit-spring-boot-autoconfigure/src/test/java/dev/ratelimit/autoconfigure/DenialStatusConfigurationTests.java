@@ -26,14 +26,20 @@ class DenialStatusConfigurationTests {
 				"ratelimit.rules.client.limit=2", "ratelimit.rules.client.key=header:X-Client",
 				"ratelimit.rules.rate.limit=10", "ratelimit.rules.rate.period=1m",
 				"ratelimit.rules.global-rate.limit=10", "ratelimit.rules.global-rate.period=1m",
-				"ratelimit.rules.global-rate.key=global", "ratelimit.rules.adaptive.algorithm=adaptive-concurrency");
+				"ratelimit.rules.global-rate.key=global", "ratelimit.rules.adaptive.algorithm=adaptive-concurrency",
+				"ratelimit.rules.per-endpoint.algorithm=concurrency", "ratelimit.rules.per-endpoint.limit=4",
+				"ratelimit.rules.per-endpoint.key=global+endpoint", "ratelimit.rules.per-user-endpoint.limit=4",
+				"ratelimit.rules.per-user-endpoint.algorithm=concurrency", "ratelimit.rules.per-user-endpoint.key=user+endpoint");
 
 	@Test
-	void aGlobalConcurrencyCapAnswers503AndEveryOtherRule429ByDefault() {
+	void aConcurrencyCapSharedByEveryClientAnswers503AndEveryOtherRule429ByDefault() {
 		this.runner.run((context) -> {
 			RateLimitRules rules = context.getBean(RateLimitRules.class);
 			assertThat(rules.get("server").orElseThrow().status()).isEqualTo(DenialStatus.SERVICE_UNAVAILABLE);
 			assertThat(rules.get("client").orElseThrow().status()).isEqualTo(DenialStatus.TOO_MANY_REQUESTS);
+			assertThat(rules.get("per-endpoint").orElseThrow().status()).as("shared by every client")
+				.isEqualTo(DenialStatus.SERVICE_UNAVAILABLE);
+			assertThat(rules.get("per-user-endpoint").orElseThrow().status()).isEqualTo(DenialStatus.TOO_MANY_REQUESTS);
 			assertThat(rules.get("rate").orElseThrow().status()).isEqualTo(DenialStatus.TOO_MANY_REQUESTS);
 			assertThat(rules.get("global-rate").orElseThrow().status()).as("a global rate is still a rate")
 				.isEqualTo(DenialStatus.TOO_MANY_REQUESTS);

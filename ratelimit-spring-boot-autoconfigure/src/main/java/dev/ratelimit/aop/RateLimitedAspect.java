@@ -70,6 +70,8 @@ public class RateLimitedAspect {
 
 	private final AdaptiveConcurrencyLimits adaptiveLimits;
 
+	private static final Verdict NO_RATES = new Verdict(List.of(), List.of());
+
 	private final Map<MethodClassKey, AnnotatedLimits> compiled = new ConcurrentHashMap<>();
 
 	/**
@@ -156,6 +158,10 @@ public class RateLimitedAspect {
 			}
 			checks.add(check(limit, request, context));
 		}
+		if (checks.isEmpty()) {
+			// only adaptive rules: no rate to evaluate, nothing to record in the request
+			return proceed(call, admission, NO_RATES, false);
+		}
 		Verdict verdict = this.limiter.evaluate(checks);
 		if (request != null) {
 			this.currentRequest.record(request, verdict);
@@ -164,7 +170,12 @@ public class RateLimitedAspect {
 			LeaseRelease.releaseDenied(this.limiter, verdict);
 			throw new RateLimitExceededException(verdict);
 		}
-		boolean listened = this.admissionListener.wants(verdict);
+		return proceed(call, admission, verdict, this.admissionListener.wants(verdict));
+	}
+
+	/** Proceeds with an admitted call, followed to its end when places or a listener need it. */
+	private @Nullable Object proceed(ProceedingJoinPoint call, @Nullable AdaptiveAdmission admission, Verdict verdict,
+			boolean listened) throws Throwable {
 		if (!listened && admission == null) {
 			return call.proceed();
 		}

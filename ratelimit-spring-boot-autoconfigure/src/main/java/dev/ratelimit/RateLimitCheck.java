@@ -12,8 +12,9 @@ import java.util.Objects;
  * @param subject the subject; any string (long or unsafe subjects are hashed before they reach a store key)
  * @param cost units to consume, {@code 0} to inspect only
  * @param shadow whether the check only observes
+ * @param status how a denial by this check is answered (its rule's {@code status})
  */
-public record RateLimitCheck(RateLimitPolicy policy, String subject, long cost, boolean shadow) {
+public record RateLimitCheck(RateLimitPolicy policy, String subject, long cost, boolean shadow, DenialStatus status) {
 
 	/** Upper bound of a cost. */
 	public static final long MAX_COST = Integer.MAX_VALUE;
@@ -21,9 +22,20 @@ public record RateLimitCheck(RateLimitPolicy policy, String subject, long cost, 
 	public RateLimitCheck {
 		Objects.requireNonNull(policy, "policy");
 		Objects.requireNonNull(subject, "subject");
+		Objects.requireNonNull(status, "status");
 		if (cost < 0 || cost > MAX_COST) {
 			throw new IllegalArgumentException("cost must be between 0 and " + MAX_COST + " but was " + cost);
 		}
+	}
+
+	/** Creates a check whose denial is {@link DenialStatus#TOO_MANY_REQUESTS}. */
+	public RateLimitCheck(RateLimitPolicy policy, String subject, long cost, boolean shadow) {
+		this(policy, subject, cost, shadow, DenialStatus.TOO_MANY_REQUESTS);
+	}
+
+	/** Returns a copy of another cost (e.g. 0 to inspect), with the same policy, subject, mode and status. */
+	public RateLimitCheck withCost(long cost) {
+		return new RateLimitCheck(this.policy, this.subject, cost, this.shadow, this.status);
 	}
 
 	/** Creates an enforced check of cost 1. */

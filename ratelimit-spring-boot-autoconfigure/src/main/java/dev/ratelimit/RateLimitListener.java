@@ -6,8 +6,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Observes a {@link RateLimiter}: every verdict, every call to the shared store, every rule whose key, tier key or
- * cost could not be resolved, and every change of who decides ({@link StoreState}). Metrics and the top-offenders view
+ * Observes a {@link RateLimiter}: every verdict, every call to the shared store, every release of concurrency leases,
+ * every rule whose key, tier key or cost could not be resolved, and every change of who decides ({@link StoreState}). Metrics and the top-offenders view
  * are listeners; declare a bean of this type to add your own. Called on the request thread: keep it cheap.
  */
 public interface RateLimitListener {
@@ -79,6 +79,16 @@ public interface RateLimitListener {
 	}
 
 	/**
+	 * Called after concurrency leases were released ({@link RateLimiter#release}), normally when the request or call
+	 * that held them ended.
+	 * @param leases the leases
+	 * @param held for each lease, whether it was still held until this call ({@code false}: it had expired and was
+	 * reclaimed, or was released before)
+	 */
+	default void onRelease(List<Lease> leases, List<Boolean> held) {
+	}
+
+	/**
 	 * Called when who decides changes: the shared store's circuit breaker opened ({@link StoreState#REDIS} to
 	 * {@link StoreState#FALLBACK}) or closed again ({@link StoreState#FALLBACK} to {@link StoreState#REDIS}). Called
 	 * once per change, on the thread whose call changed the breaker's state (a request's or the background probe's).
@@ -119,6 +129,13 @@ public interface RateLimitListener {
 			public void onResolutionFailure(String rule, ResolutionPart part, RuntimeException failure) {
 				for (RateLimitListener listener : all) {
 					listener.onResolutionFailure(rule, part, failure);
+				}
+			}
+
+			@Override
+			public void onRelease(List<Lease> leases, List<Boolean> held) {
+				for (RateLimitListener listener : all) {
+					listener.onRelease(leases, held);
 				}
 			}
 

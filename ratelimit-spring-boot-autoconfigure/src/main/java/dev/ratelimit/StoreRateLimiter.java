@@ -22,7 +22,7 @@ public class StoreRateLimiter implements RateLimiter {
 
 	/**
 	 * @param store the store
-	 * @param listener told of every verdict (as {@link RateLimitListener.Source#STORE})
+	 * @param listener told of every verdict (as {@link RateLimitListener.Source#STORE}) and every release of leases
 	 */
 	public StoreRateLimiter(RateLimitStore store, RateLimitListener listener) {
 		this.store = Objects.requireNonNull(store, "store");
@@ -69,7 +69,7 @@ public class StoreRateLimiter implements RateLimiter {
 				}
 				merged.set(position, new RateLimitCheck(previous.policy(), previous.subject(),
 						Math.min(RateLimitCheck.MAX_COST, previous.cost() + check.cost()),
-						previous.shadow() && check.shadow()));
+						previous.shadow() && check.shadow(), previous.status()));
 				target[i] = position;
 			}
 		}
@@ -83,7 +83,12 @@ public class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public List<Boolean> release(List<Lease> leases) {
-		return leases.isEmpty() ? List.of() : this.store.release(leases);
+		if (leases.isEmpty()) {
+			return List.of();
+		}
+		List<Boolean> held = this.store.release(leases);
+		this.listener.onRelease(leases, held);
+		return held;
 	}
 
 	@Override

@@ -111,6 +111,29 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boo
 		return (leases != null) ? List.copyOf(leases) : List.of();
 	}
 
+	/**
+	 * Returns how a denial of this verdict is answered: {@link DenialStatus#SERVICE_UNAVAILABLE} when the store is
+	 * unavailable and a rule fails closed, or when every enforced check that denied says so (e.g. a {@code global}
+	 * concurrency cap); {@link DenialStatus#TOO_MANY_REQUESTS} as soon as one denying check says 429, since the client
+	 * can act on that one by slowing down, and for an allowed verdict.
+	 */
+	public DenialStatus denialStatus() {
+		if (this.storeUnavailable) {
+			return DenialStatus.SERVICE_UNAVAILABLE;
+		}
+		boolean denied = false;
+		for (int i = 0; i < this.checks.size(); i++) {
+			RateLimitCheck check = this.checks.get(i);
+			if (check.enforced() && !this.decisions.get(i).allowed()) {
+				if (check.status() == DenialStatus.TOO_MANY_REQUESTS) {
+					return DenialStatus.TOO_MANY_REQUESTS;
+				}
+				denied = true;
+			}
+		}
+		return denied ? DenialStatus.SERVICE_UNAVAILABLE : DenialStatus.TOO_MANY_REQUESTS;
+	}
+
 	/** Returns the longest wait among the enforced checks that denied, or zero when allowed. */
 	public Duration retryAfter() {
 		return deniedIndexes().stream()

@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.StoreState;
@@ -29,7 +31,15 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code ratelimit.deny.cache.hits} (counter; {@code rule}): denials answered from memory;</li>
  * <li>{@code ratelimit.store.state} (gauge; {@code state}: redis, fallback, local): 1 for the current state, else 0;</li>
  * <li>{@code ratelimit.key.resolution.failures} (counter; {@code rule}, {@code part}: key, tier-key, cost): a part of
- * a rule that could not be resolved, so the rule fell back.</li>
+ * a rule that could not be resolved, so the rule fell back;</li>
+ * <li>for {@code concurrency} rules, in units of cost (requests, when each costs 1):
+ * {@code ratelimit.concurrency.in.flight} (gauge; {@code rule}): the slots that <em>this instance's</em> leases hold
+ * now, acquired and not yet released (the cap counts every instance's; add the gauges up over instances for the
+ * total); {@code ratelimit.concurrency.leases.acquired} and {@code ratelimit.concurrency.leases.released} (counters;
+ * {@code rule}): slots taken by admitted requests and given back when they ended; and
+ * {@code ratelimit.concurrency.leases.expired} (counter; {@code rule}): expired slots that an admission reclaimed,
+ * held by an instance that crashed or by a request that outlived {@code lease-timeout} without a renewal. The
+ * expired count is the store's, so every instance that reclaims counts what it found, whoever held it.</li>
  * </ul>
  */
 public class RateLimitMetrics implements RateLimitListener {
@@ -39,6 +49,8 @@ public class RateLimitMetrics implements RateLimitListener {
 	private final double nearLimitThreshold;
 
 	private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+
+	private final Map<String, AtomicLong> inFlight = new ConcurrentHashMap<>();
 
 	private final Timer storeSuccess;
 
@@ -97,7 +109,53 @@ public class RateLimitMetrics implements RateLimitListener {
 					&& decision.remaining() <= this.nearLimitThreshold * decision.limit()) {
 				counter("ratelimit.near.limit", rule, null, null).increment();
 			}
+			if (decision.reclaimed() > 0 && !seenBefore(verdict, i)) {
+				counter("ratelimit.concurrency.leases.expired", rule, null, null).increment(decision.reclaimed());
+			}
 		}
+		for (Lease lease : verdict.leases()) {
+			String rule = lease.policy().name();
+			counter("ratelimit.concurrency.leases.acquired", rule, null, null).increment(lease.slots());
+			inFlight(rule).addAndGet(lease.slots());
+		}
+	}
+
+	/** Returns whether a decision is the same as an earlier check's: duplicate checks are decided once. */
+	private static boolean seenBefore(Verdict verdict, int index) {
+		for (int i = 0; i < index; i++) {
+			if (verdict.decisions().get(i) == verdict.decisions().get(index)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	@Override
+	public void onRelease(List<Lease> leases, List<Boolean> held) {
+		for (int i = 0; i < leases.size(); i++) {
+			Lease lease = leases.get(i);
+			String rule = lease.policy().name();
+			// this instance no longer holds it, whether it was still held or had expired meanwhile
+			inFlight(rule).addAndGet(-lease.slots());
+			if (held.get(i)) {
+				counter("ratelimit.concurrency.leases.released", rule, null, null).increment(lease.slots());
+			}
+		}
+	}
+
+	private AtomicLong inFlight(String rule) {
+		AtomicLong slots = this.inFlight.get(rule);
+		if (slots == null) {
+			slots = this.inFlight.computeIfAbsent(rule, (key) -> {
+				AtomicLong created = new AtomicLong();
+				Gauge.builder("ratelimit.concurrency.in.flight", created, AtomicLong::get)
+					.description("Slots this instance's leases hold under a concurrency rule")
+					.tag("rule", rule)
+					.register(this.registry);
+				return created;
+			});
+		}
+		return slots;
 	}
 
 	@Override
@@ -135,6 +193,9 @@ public class RateLimitMetrics implements RateLimitListener {
 			case "ratelimit.requests" -> "Rate limit checks by rule and outcome";
 			case "ratelimit.near.limit" -> "Allowed checks with little of their limit left";
 			case "ratelimit.key.resolution.failures" -> "Rule parts that could not be resolved, so the rule fell back";
+			case "ratelimit.concurrency.leases.acquired" -> "Concurrency slots taken by admitted requests";
+			case "ratelimit.concurrency.leases.released" -> "Concurrency slots given back when requests ended";
+			case "ratelimit.concurrency.leases.expired" -> "Expired concurrency slots reclaimed by an admission";
 			default -> "Denials answered from the deny cache without a store call";
 		};
 	}

@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
@@ -33,7 +34,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * The {@code ratelimits} endpoint: the rules in effect and where their values come from, the adaptive concurrency
  * limits of this instance (current limit, requests in progress), one subject's state
- * (inspected without consuming anything), resetting a subject, runtime overrides shared through the store by every
+ * (inspected without consuming anything; for a concurrency rule, the leases held), resetting a subject, runtime overrides shared through the store by every
  * instance, and the top offenders. Exposed over HTTP only if the application exposes it
  * ({@code management.endpoints.web.exposure.include}); secure it like any other actuator endpoint.
  */
@@ -149,8 +150,15 @@ public class RateLimitsEndpoint {
 		Decision now = peek(policy, subject, 0);
 		// what a request of cost 1 would get: its wait, whatever the algorithm (zero if a unit came back meanwhile)
 		Duration retryAfter = (now.remaining() == 0) ? peek(policy, subject, 1).retryAfter() : Duration.ZERO;
+		LeasesDescriptor leases = null;
+		if (policy.algorithm() == Algorithm.CONCURRENCY) {
+			// only an admission reclaims, so only the peek of one reports what it would reclaim: known while a slot is free
+			Long expired = (now.remaining() > 0) ? peek(policy, subject, 1).reclaimed() : null;
+			leases = new LeasesDescriptor(now.limit() - now.remaining(), expired, now.resetAfter().toString(),
+					policy.leaseTimeout().toString());
+		}
 		return new SubjectDescriptor(rule, subject, tier, now.limit(), now.remaining(), now.resetAfter().toString(),
-				retryAfter.toString());
+				retryAfter.toString(), leases);
 	}
 
 	/** Resets a subject; {@code null} for an unknown rule. */
@@ -281,9 +289,28 @@ public class RateLimitsEndpoint {
 	public record RuleValues(long limit, String period, long burst, String mode) {
 	}
 
-	/** One subject's state; durations are ISO-8601; {@code tier} is the tier asked for, if any. */
+	/**
+	 * One subject's state; durations are ISO-8601; {@code tier} is the tier asked for, if any. For a
+	 * {@code concurrency} rule, {@code limit} is the cap of slots in flight, {@code remaining} the free slots, and
+	 * {@code leases} what is held; {@code null} for the other algorithms.
+	 */
 	public record SubjectDescriptor(String rule, String subject, @Nullable String tier, long limit, long remaining,
-			String resetAfter, String retryAfter) {
+			String resetAfter, String retryAfter, @Nullable LeasesDescriptor leases) {
+	}
+
+	/**
+	 * The leases held under a concurrency rule for one subject, by every instance sharing the store, read without
+	 * acquiring or reclaiming anything.
+	 *
+	 * @param held the slots held now (requests in flight, when each costs 1)
+	 * @param expired slots whose lease expired without a release (an instance stopped, or a request outlived the
+	 * lease timeout), which the next admission reclaims; they no longer count. {@code null} while the cap is full: only
+	 * an admission reclaims, so the store reports them for a request that would be admitted
+	 * @param nextExpiry time until the earliest held slot expires unless released or renewed first (ISO-8601; zero
+	 * when none is held)
+	 * @param leaseTimeout how long a lease lives without a release or renewal (ISO-8601)
+	 */
+	public record LeasesDescriptor(long held, @Nullable Long expired, String nextExpiry, String leaseTimeout) {
 	}
 
 	/** The top offenders by rule. */

@@ -1,6 +1,9 @@
 package dev.ratelimit.adaptive;
 
+import java.util.concurrent.atomic.LongAdder;
+
 import dev.ratelimit.adaptive.ConcurrencyLimiter.Permit;
+import dev.ratelimit.rule.RuleMode;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,6 +15,12 @@ public final class AdaptiveConcurrencyLimit {
 	private final AdaptiveConcurrencyRule rule;
 
 	private final ConcurrencyLimiter limiter;
+
+	private final LongAdder allowed = new LongAdder();
+
+	private final LongAdder denied = new LongAdder();
+
+	private final LongAdder shadowDenied = new LongAdder();
 
 	/**
 	 * @param rule the rule
@@ -42,7 +51,29 @@ public final class AdaptiveConcurrencyLimit {
 	 * @return the place, or {@code null} when the limit is reached
 	 */
 	@Nullable Permit tryAcquire() {
-		return this.limiter.tryAcquire();
+		Permit permit = this.limiter.tryAcquire();
+		if (permit != null) {
+			this.allowed.increment();
+		}
+		else {
+			((this.rule.mode() == RuleMode.SHADOW) ? this.shadowDenied : this.denied).increment();
+		}
+		return permit;
+	}
+
+	/** Returns how many requests took a place so far. */
+	public long allowed() {
+		return this.allowed.sum();
+	}
+
+	/** Returns how many requests this limit denied so far (with 503, or the rule's {@code status}). */
+	public long denied() {
+		return this.denied.sum();
+	}
+
+	/** Returns how many requests this limit, a shadow rule's, would have denied so far. */
+	public long shadowDenied() {
+		return this.shadowDenied.sum();
 	}
 
 }

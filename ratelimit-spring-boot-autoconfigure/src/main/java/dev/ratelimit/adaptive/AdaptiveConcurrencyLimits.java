@@ -67,7 +67,7 @@ public final class AdaptiveConcurrencyLimits {
 			return null;
 		}
 		PathContainer path = null;
-		List<Permit> permits = null;
+		List<AdaptiveConcurrencyLimit> matching = null;
 		for (AdaptiveConcurrencyLimit limit : this.limits) {
 			AdaptiveConcurrencyRule rule = limit.rule();
 			if (phase != null && rule.phase() != phase) {
@@ -76,9 +76,37 @@ public final class AdaptiveConcurrencyLimits {
 			if (path == null) {
 				path = PathContainer.parsePath(request.path());
 			}
-			if (!rule.match().matches(request, path)) {
-				continue;
+			if (rule.match().matches(request, path)) {
+				matching = (matching != null) ? matching : new ArrayList<>(2);
+				matching.add(limit);
 			}
+		}
+		return (matching != null) ? takePlaces(matching, request.getMethod() + " " + request.getRequestURI()) : null;
+	}
+
+	/**
+	 * Takes a place under each of the named rules' limits, for a {@code @RateLimited} call that names them.
+	 * @param rules the rule names, each one of {@link #get(String) these limits}
+	 * @param what the call, for the log of a shadow rule
+	 * @return the admission, or {@code null} when it holds no place (no rule is named, or only full shadow ones)
+	 * @throws IllegalArgumentException for a name that is not an adaptive rule
+	 */
+	public @Nullable AdaptiveAdmission admitNamed(List<String> rules, String what) {
+		if (rules.isEmpty()) {
+			return null;
+		}
+		List<AdaptiveConcurrencyLimit> named = new ArrayList<>(rules.size());
+		for (String rule : rules) {
+			named.add(get(rule).orElseThrow(() -> new IllegalArgumentException("no adaptive rule '" + rule + "'")));
+		}
+		return takePlaces(named, what);
+	}
+
+	/** Takes a place under every limit, or none: a full enforced one gives back those taken and denies. */
+	private @Nullable AdaptiveAdmission takePlaces(List<AdaptiveConcurrencyLimit> limits, String what) {
+		List<Permit> permits = null;
+		for (AdaptiveConcurrencyLimit limit : limits) {
+			AdaptiveConcurrencyRule rule = limit.rule();
 			Permit permit = limit.tryAcquire();
 			if (permit != null) {
 				permits = (permits != null) ? permits : new ArrayList<>(2);
@@ -87,14 +115,14 @@ public final class AdaptiveConcurrencyLimits {
 			else if (rule.mode() == RuleMode.SHADOW) {
 				if (logger.isInfoEnabled()) {
 					logger.info("Shadow adaptive concurrency limit '" + rule.name() + "' (" + limit.limit()
-							+ ") would have denied " + request.getMethod() + " " + request.getRequestURI());
+							+ ") would have denied " + what);
 				}
 			}
 			else {
 				if (permits != null) {
 					permits.forEach((taken) -> taken.release(Outcome.REJECTED));
 				}
-				return AdaptiveAdmission.denied(new AdaptiveDenial(rule.name(), limit.limit()));
+				return AdaptiveAdmission.denied(new AdaptiveDenial(rule.name(), limit.limit(), rule.status()));
 			}
 		}
 		return (permits != null) ? AdaptiveAdmission.admitted(permits) : null;

@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.zip.CRC32;
 
 import dev.ratelimit.RateLimitPolicy;
@@ -26,9 +27,11 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 /**
  * The {@link RateLimited} annotations of one method (its own and its class's), compiled once.
  *
- * @param limits one entry per annotation
+ * @param limits one entry per annotation of a rate (inline, or naming a rate rule)
+ * @param adaptive the names of the {@code adaptive-concurrency} rules that annotations name, whose limits the call
+ * takes a place under before any rate is checked
  */
-record AnnotatedLimits(List<Limit> limits) {
+record AnnotatedLimits(List<Limit> limits, List<String> adaptive) {
 
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
@@ -51,16 +54,39 @@ record AnnotatedLimits(List<Limit> limits) {
 	 * Compiles the annotations on a method of a class.
 	 * @throws InvalidRateLimitRuleException naming the method and attribute when one is invalid
 	 */
-	static AnnotatedLimits compile(Method method, Class<?> targetClass, RateLimitRules rules) {
+	static AnnotatedLimits compile(Method method, Class<?> targetClass, RateLimitRules rules,
+			Predicate<String> adaptiveRule) {
 		Set<RateLimited> annotations = new LinkedHashSet<>();
 		annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class));
 		annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class));
 		List<Limit> limits = new ArrayList<>();
+		List<String> adaptive = new ArrayList<>();
 		String where = "@RateLimited on " + targetClass.getName() + "." + method.getName();
 		for (RateLimited annotation : annotations) {
-			limits.add(compile(annotation, method, targetClass, rules, where));
+			if (!annotation.rule().isEmpty() && adaptiveRule.test(annotation.rule())) {
+				adaptive.add(adaptive(annotation, where));
+			}
+			else {
+				limits.add(compile(annotation, method, targetClass, rules, where));
+			}
 		}
-		return new AnnotatedLimits(List.copyOf(limits));
+		return new AnnotatedLimits(List.copyOf(limits), List.copyOf(adaptive));
+	}
+
+	/**
+	 * Checks an annotation that names an adaptive rule: the limit is this instance's, for every caller, so the
+	 * attributes of a rate make no sense on it.
+	 */
+	private static String adaptive(RateLimited annotation, String where) {
+		String attribute = !annotation.key().isBlank() ? "key" : !annotation.cost().isBlank() ? "cost"
+				: annotation.shadow() ? "shadow" : null;
+		if (attribute != null) {
+			throw new InvalidRateLimitRuleException(where + " (" + attribute + ")",
+					"has no meaning with adaptive-concurrency rule '" + annotation.rule()
+							+ "', a limit on this instance's calls in progress",
+					"Remove it (set mode: shadow on the rule to only observe), or add a second @RateLimited for a rate");
+		}
+		return annotation.rule();
 	}
 
 	private static Limit compile(RateLimited annotation, Method method, Class<?> targetClass, RateLimitRules rules,

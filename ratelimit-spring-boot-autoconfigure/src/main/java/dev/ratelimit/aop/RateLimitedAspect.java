@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.Completion;
+import dev.ratelimit.Completion.Outcome;
+import dev.ratelimit.DenialStatus;
 import dev.ratelimit.LeaseRelease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitExceededException;
@@ -17,6 +19,9 @@ import dev.ratelimit.RateLimitRequest;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.adaptive.AdaptiveAdmission;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.adaptive.AdaptiveLimitExceededException;
 import dev.ratelimit.key.KeyResolvers;
 import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.RateLimitRule;
@@ -39,7 +44,9 @@ import org.springframework.core.annotation.Order;
 import org.springframework.util.ClassUtils;
 
 /**
- * Applies {@link RateLimited} annotations: all annotations of a call in one {@link RateLimiter} call; a denial
+ * Applies {@link RateLimited} annotations: a place under each {@code adaptive-concurrency} rule an annotation names
+ * first (a full one throws {@link AdaptiveLimitExceededException} before any rate is consumed, and the places are
+ * given back when the call ends), then all other annotations of a call in one {@link RateLimiter} call; a denial
  * throws {@link RateLimitExceededException}; inside a web request (as its {@link CurrentRequest} finds it) the
  * verdict is merged with the filter's and the headers are written. An admitted call is announced to the
  * {@link AdmissionListener} with a {@link Completion} that ends when the method returns or throws, or when the
@@ -60,6 +67,10 @@ public class RateLimitedAspect {
 	private final CurrentRequest currentRequest;
 
 	private final AdmissionListener admissionListener;
+
+	private final AdaptiveConcurrencyLimits adaptiveLimits;
+
+	private static final Verdict NO_RATES = new Verdict(List.of(), List.of());
 
 	private final Map<MethodClassKey, AnnotatedLimits> compiled = new ConcurrentHashMap<>();
 
@@ -83,6 +94,21 @@ public class RateLimitedAspect {
 	 */
 	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
 			CurrentRequest currentRequest, AdmissionListener admissionListener) {
+		this(limiter, rules, beanFactory, currentRequest, admissionListener, AdaptiveConcurrencyLimits.none());
+	}
+
+	/**
+	 * @param limiter the limiter
+	 * @param rules the configured rules, for annotations that name one
+	 * @param beanFactory resolves {@code @beanName} in expressions
+	 * @param currentRequest finds the web request of a call and records the call's verdict in it
+	 * @param admissionListener told of every admitted call, with the completion that ends with it
+	 * @param adaptiveLimits the adaptive concurrency limits, for annotations that name an adaptive rule
+	 */
+	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
+			CurrentRequest currentRequest, AdmissionListener admissionListener,
+			AdaptiveConcurrencyLimits adaptiveLimits) {
+		this.adaptiveLimits = adaptiveLimits;
 		this.limiter = limiter;
 		this.rules = rules;
 		this.beanResolver = new BeanFactoryResolver(beanFactory);
@@ -97,6 +123,29 @@ public class RateLimitedAspect {
 		Object target = call.getTarget();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
 		AnnotatedLimits limits = limitsOf(method, targetClass);
+		AdaptiveAdmission admission = this.adaptiveLimits.admitNamed(limits.adaptive(), "call of " + method.getName());
+		if (admission != null && admission.denial() != null) {
+			// denied before any rate is checked, so it consumes no quota
+			throw new AdaptiveLimitExceededException(admission.denial());
+		}
+		boolean proceeds = false;
+		try {
+			Object result = limitRates(call, method, targetClass, limits, admission);
+			proceeds = true;
+			return result;
+		}
+		finally {
+			if (admission != null && !proceeds) {
+				// denied by a rate (or failed before the call): the places are neither held nor measured; after a call
+				// that threw, the completion released them first (as failed), and only a permit's first release counts
+				admission.release(Outcome.REJECTED);
+			}
+		}
+	}
+
+	private @Nullable Object limitRates(ProceedingJoinPoint call, Method method, Class<?> targetClass,
+			AnnotatedLimits limits, @Nullable AdaptiveAdmission admission) throws Throwable {
+		Object target = call.getTarget();
 		RateLimitRequest request = this.currentRequest.get();
 		Object[] arguments = call.getArgs();
 		List<RateLimitCheck> checks = new ArrayList<>(limits.limits().size());
@@ -109,6 +158,10 @@ public class RateLimitedAspect {
 			}
 			checks.add(check(limit, request, context));
 		}
+		if (checks.isEmpty()) {
+			// only adaptive rules: no rate to evaluate, nothing to record in the request
+			return proceed(call, admission, NO_RATES, false);
+		}
 		Verdict verdict = this.limiter.evaluate(checks);
 		if (request != null) {
 			this.currentRequest.record(request, verdict);
@@ -117,11 +170,22 @@ public class RateLimitedAspect {
 			LeaseRelease.releaseDenied(this.limiter, verdict);
 			throw new RateLimitExceededException(verdict);
 		}
-		if (!this.admissionListener.wants(verdict)) {
+		return proceed(call, admission, verdict, this.admissionListener.wants(verdict));
+	}
+
+	/** Proceeds with an admitted call, followed to its end when places or a listener need it. */
+	private @Nullable Object proceed(ProceedingJoinPoint call, @Nullable AdaptiveAdmission admission, Verdict verdict,
+			boolean listened) throws Throwable {
+		if (!listened && admission == null) {
 			return call.proceed();
 		}
 		Completion completion = new Completion();
-		this.admissionListener.onAdmitted(verdict, completion);
+		if (admission != null) {
+			completion.onEnd(admission::release);
+		}
+		if (listened) {
+			this.admissionListener.onAdmitted(verdict, completion);
+		}
 		return CallCompletion.proceed(call, completion);
 	}
 
@@ -136,7 +200,8 @@ public class RateLimitedAspect {
 
 	private AnnotatedLimits limitsOf(Method method, Class<?> targetClass) {
 		return this.compiled.computeIfAbsent(new MethodClassKey(method, targetClass),
-				(key) -> AnnotatedLimits.compile(specific(method, targetClass), targetClass, this.rules));
+				(key) -> AnnotatedLimits.compile(specific(method, targetClass), targetClass, this.rules,
+						(name) -> this.adaptiveLimits.get(name).isPresent()));
 	}
 
 	private RateLimitCheck check(AnnotatedLimits.Limit limit, @Nullable RateLimitRequest request,
@@ -162,7 +227,8 @@ public class RateLimitedAspect {
 			cost = 1;
 		}
 		boolean shadow = limit.shadow() || (rule != null && rule.mode() == RuleMode.SHADOW);
-		return new RateLimitCheck(policy, subject, cost, shadow);
+		return new RateLimitCheck(policy, subject, cost, shadow,
+				(rule != null) ? rule.status() : DenialStatus.TOO_MANY_REQUESTS);
 	}
 
 	private static String subject(AnnotatedLimits.Limit limit, @Nullable RateLimitRule rule,

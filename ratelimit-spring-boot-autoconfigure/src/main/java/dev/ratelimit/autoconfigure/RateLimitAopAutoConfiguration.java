@@ -1,6 +1,7 @@
 package dev.ratelimit.autoconfigure;
 
 import dev.ratelimit.AdmissionListener;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.aop.CurrentRequest;
 import dev.ratelimit.aop.RateLimitedAspect;
@@ -37,9 +38,11 @@ public final class RateLimitAopAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitedAspect rateLimitedAspect(RateLimiter limiter, RateLimitRules rules,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<CurrentRequest> currentRequest,
-			ObjectProvider<AdmissionListener> admissionListeners) {
+			ObjectProvider<AdmissionListener> admissionListeners,
+			ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits) {
 		return new RateLimitedAspect(limiter, rules, beanFactory, currentRequest.getIfAvailable(CurrentRequest::none),
-				AdmissionListener.composite(admissionListeners.orderedStream().toList()));
+				AdmissionListener.composite(admissionListeners.orderedStream().toList()),
+				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none));
 	}
 
 	@Bean

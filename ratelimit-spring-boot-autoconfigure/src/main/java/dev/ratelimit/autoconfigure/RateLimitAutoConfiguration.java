@@ -1,10 +1,12 @@
 package dev.ratelimit.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.KeyResolver;
+import dev.ratelimit.LeaseExpiryLog;
 import dev.ratelimit.LeaseRelease;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
@@ -53,6 +55,8 @@ import org.springframework.web.util.pattern.PathPattern;
 public final class RateLimitAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(RateLimitAutoConfiguration.class);
+
+	private static final Duration LEASE_EXPIRY_LOG_INTERVAL = Duration.ofSeconds(10);
 
 	private static final String ACTUATOR_ENDPOINT = "org.springframework.boot.actuate.endpoint.annotation.Endpoint";
 
@@ -150,6 +154,13 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean(name = "rateLimitLeaseRelease")
 	LeaseRelease rateLimitLeaseRelease(RateLimiter rateLimiter) {
 		return new LeaseRelease(rateLimiter);
+	}
+
+	/** Logs a WARN, at most every 10 s per rule, when expired concurrency leases are reclaimed. */
+	@Bean
+	@ConditionalOnMissingBean
+	LeaseExpiryLog rateLimitLeaseExpiryLog() {
+		return new LeaseExpiryLog(System::nanoTime, LEASE_EXPIRY_LOG_INTERVAL.toNanos());
 	}
 
 	private static KeyResolver keyResolverBean(BeanFactory beanFactory, String name) {

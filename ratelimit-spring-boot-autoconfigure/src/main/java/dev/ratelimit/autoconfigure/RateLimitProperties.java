@@ -576,6 +576,13 @@ public class RateLimitProperties {
 		 */
 		private RulePhase phase = RulePhase.AUTO;
 
+		/**
+		 * HTTP status of the rule's denials: 429 (the client asked too much) or 503 (the server cannot take more).
+		 * Default: 503 for a concurrency rule whose key is shared by every client ('global', 'endpoint') and for
+		 * adaptive-concurrency, 429 otherwise.
+		 */
+		private @Nullable Integer status;
+
 		private final Adaptive adaptive = new Adaptive();
 
 		public Match getMatch() {
@@ -688,6 +695,14 @@ public class RateLimitProperties {
 
 		public void setPhase(RulePhase phase) {
 			this.phase = phase;
+		}
+
+		public @Nullable Integer getStatus() {
+			return this.status;
+		}
+
+		public void setStatus(@Nullable Integer status) {
+			this.status = status;
 		}
 
 	}

@@ -14,6 +14,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.DenialStatus;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
@@ -204,7 +205,33 @@ public final class RuleCompiler {
 		}
 		return new RateLimitRule(name, match(prefix + ".match", rule.getMatch()),
 				key(prefix + ".key", rule.getKey(), apiKeyHeader), policy, tiers, tierKey,
-				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule));
+				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
+				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())));
+	}
+
+	/**
+	 * Returns the default status of a rate rule's denials: 503 for a concurrency cap shared by every client (a key
+	 * made of {@code global} and {@code endpoint} only), which protects the server itself (the client did nothing
+	 * wrong), else 429.
+	 */
+	private static DenialStatus defaultStatus(Algorithm algorithm, String key) {
+		return (algorithm == Algorithm.CONCURRENCY && !KeyResolvers.mayUseClientIp(key))
+				? DenialStatus.SERVICE_UNAVAILABLE : DenialStatus.TOO_MANY_REQUESTS;
+	}
+
+	/** Returns the configured status of a rule's denials, or its default. */
+	private static DenialStatus status(String property, @Nullable Integer status, DenialStatus defaultStatus) {
+		if (status == null) {
+			return defaultStatus;
+		}
+		try {
+			return DenialStatus.of(status);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException(property, ex.getMessage(),
+					"Use 429 (the client asked too much and can slow down) or 503 (the server cannot take more right"
+							+ " now), or remove it for the default");
+		}
 	}
 
 	private AdaptiveConcurrencyRule compileAdaptive(String name, RateLimitProperties.Rule rule) {
@@ -243,7 +270,7 @@ public final class RuleCompiler {
 				(adaptive.getStrategy() != null) ? adaptive.getStrategy() : AdaptiveSettings.DEFAULT_STRATEGY, initial,
 				min, max);
 		return new AdaptiveConcurrencyRule(name, match(prefix + ".match", rule.getMatch()), settings, rule.getMode(),
-				phase(rule));
+				phase(rule), status(prefix + ".status", rule.getStatus(), DenialStatus.SERVICE_UNAVAILABLE));
 	}
 
 	private static void notForAdaptive(String property, boolean set) {

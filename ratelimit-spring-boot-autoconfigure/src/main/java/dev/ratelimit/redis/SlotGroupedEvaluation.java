@@ -76,7 +76,7 @@ final class SlotGroupedEvaluation {
 			SlotGroup group, @Nullable Long now) {
 		List<RateLimitCheck> inspections = new ArrayList<>(group.checks.size());
 		for (RateLimitCheck check : group.checks) {
-			inspections.add(new RateLimitCheck(check.policy(), check.subject(), 0, check.shadow()));
+			inspections.add(check.withCost(0));
 		}
 		return this.scripts.general().run(commands, group.keys, inspections, now, RateLimitScript.Mode.PEEK, "")
 			.thenApply(RateLimitScript.Reply::decisions);
@@ -88,7 +88,7 @@ final class SlotGroupedEvaluation {
 		for (int i = 0; i < group.checks.size(); i++) {
 			RateLimitCheck check = group.checks.get(i);
 			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
-			consumed.add(new RateLimitCheck(check.policy(), check.subject(), cost, check.shadow()));
+			consumed.add(check.withCost(cost));
 		}
 		return this.scripts.general()
 			.run(commands, group.keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()), leaseId)

@@ -9,6 +9,7 @@ import java.util.function.LongSupplier;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.Verdict;
@@ -21,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * This is exact, not an approximation: a denied request consumed nothing, and its {@code retryAfter} is the time
  * until the store could admit it again, so every answer the cache gives is the answer the store would give (unless an
- * operator resets the subject, which also clears the cache).
+ * operator resets the subject, which also clears the cache). A denial by a concurrency cap is never remembered: its
+ * slots come back when requests end, at times no wait can foresee.
  */
 public final class DenyCache {
 
@@ -92,6 +94,12 @@ public final class DenyCache {
 		}
 		if (verdict.deniedIndexes().stream().anyMatch((i) -> verdict.decisions().get(i).neverAllowed())) {
 			// no wait ends a request that can never be admitted; it is cheap to deny anyway
+			return;
+		}
+		if (verdict.deniedIndexes().stream()
+			.anyMatch((i) -> verdict.checks().get(i).policy().algorithm() == Algorithm.CONCURRENCY)) {
+			// a full concurrency cap frees a slot whenever a request ends, long before its suggested wait: only the
+			// store knows
 			return;
 		}
 		Duration wait = verdict.retryAfter();

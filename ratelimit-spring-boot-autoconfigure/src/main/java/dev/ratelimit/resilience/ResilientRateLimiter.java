@@ -117,7 +117,11 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	 */
 	@Override
 	public List<Boolean> release(List<Lease> leases) {
-		return inBothStores(leases, RateLimiter::release);
+		List<Boolean> held = inBothStores(leases, RateLimiter::release);
+		if (!leases.isEmpty()) {
+			this.listener.onRelease(leases, held);
+		}
+		return held;
 	}
 
 	/** Renews leases in the store that granted them, as {@link #release} does. */

@@ -1,7 +1,9 @@
 package dev.ratelimit.rule;
 
 import java.util.Map;
+import java.util.Objects;
 
+import dev.ratelimit.DenialStatus;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
@@ -22,16 +24,25 @@ import org.jspecify.annotations.Nullable;
  * @param mode whether it blocks
  * @param onStoreFailure what to do while the store is unavailable
  * @param phase where the filter applies it: before or after authentication, never {@link RulePhase#AUTO}
+ * @param status how its denials are answered, 429 or 503
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-		StoreFailureMode onStoreFailure, RulePhase phase) {
+		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
+		Objects.requireNonNull(status, "status");
 		if (phase == RulePhase.AUTO) {
 			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
 		}
+	}
+
+	/** Creates a rule whose denials are answered with {@link DenialStatus#TOO_MANY_REQUESTS}. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS);
 	}
 
 	/**
@@ -61,7 +72,8 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			failures.report(this.name, ResolutionPart.COST, ex);
 			units = 1;
 		}
-		return new RateLimitCheck(policyFor(request, failures), subject, units, this.mode == RuleMode.SHADOW);
+		return new RateLimitCheck(policyFor(request, failures), subject, units, this.mode == RuleMode.SHADOW,
+				this.status);
 	}
 
 	/**

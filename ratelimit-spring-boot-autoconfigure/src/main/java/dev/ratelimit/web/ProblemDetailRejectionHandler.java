@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.DenialStatus;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveDenial;
 import jakarta.servlet.http.HttpServletRequest;
@@ -27,8 +28,9 @@ import org.springframework.http.ProblemDetail;
  * <ul>
  * <li>429 Too Many Requests, {@link #QUOTA_EXCEEDED_TYPE quota-exceeded}, when the client used its quota;</li>
  * <li>503 Service Unavailable, {@link #TEMPORARY_REDUCED_CAPACITY_TYPE temporary-reduced-capacity}, when the server
- * cannot take the request: the store is unavailable and a rule fails closed, or an adaptive concurrency limit is
- * full.</li>
+ * cannot take the request: the store is unavailable and a rule fails closed, an adaptive concurrency limit is full,
+ * or every denying rule answers 503 ({@link Verdict#denialStatus()}: a concurrency cap shared by every client, such
+ * as {@code key: global}, or {@code status: 503}).</li>
  * </ul>
  * A request whose cost exceeds what a rule can ever admit gets no {@code Retry-After}: no wait would help, and the
  * body's detail says so.
@@ -61,9 +63,10 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 			return;
 		}
 		boolean never = verdict.deniedIndexes().stream().map((i) -> verdict.decisions().get(i)).anyMatch(Decision::neverAllowed);
-		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS);
-		problem.setType(QUOTA_EXCEEDED_TYPE);
-		problem.setTitle(QUOTA_EXCEEDED_TITLE);
+		boolean overloaded = verdict.denialStatus() == DenialStatus.SERVICE_UNAVAILABLE;
+		ProblemDetail problem = ProblemDetail.forStatus(verdict.denialStatus().code());
+		problem.setType(overloaded ? TEMPORARY_REDUCED_CAPACITY_TYPE : QUOTA_EXCEEDED_TYPE);
+		problem.setTitle(overloaded ? REDUCED_CAPACITY_TITLE : QUOTA_EXCEEDED_TITLE);
 		problem.setInstance(URI.create(request.getRequestURI()));
 		problem.setProperty(VIOLATED_POLICIES, rules);
 		if (never) {
@@ -72,7 +75,9 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 		else {
 			long seconds = retryAfterSeconds(verdict.retryAfter());
 			response.setHeader("Retry-After", Long.toString(seconds));
-			problem.setDetail("Rate limit " + quoted(rules) + " exceeded. Retry after " + seconds
+			problem.setDetail((overloaded ? "The server is at limit " + quoted(rules)
+					+ " and does not take more requests right now."
+					: "Rate limit " + quoted(rules) + " exceeded.") + " Retry after " + seconds
 					+ ((seconds == 1) ? " second." : " seconds."));
 			problem.setProperty("retryAfter", seconds);
 		}
@@ -95,9 +100,16 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	static void overloaded(HttpServletRequest request, HttpServletResponse response, AdaptiveDenial denial)
 			throws IOException {
 		List<String> rules = List.of(denial.rule());
-		serviceUnavailable(request, response, rules, retryAfterSeconds(AdaptiveDenial.RETRY_AFTER),
-				"The server is at its concurrency limit " + quoted(rules) + " (" + denial.limit()
-						+ " requests at once) and does not take more right now.");
+		String reason = "The server is at its concurrency limit " + quoted(rules) + " (" + denial.limit()
+				+ " requests at once) and does not take more right now.";
+		long seconds = retryAfterSeconds(AdaptiveDenial.RETRY_AFTER);
+		if (denial.status() == DenialStatus.SERVICE_UNAVAILABLE) {
+			serviceUnavailable(request, response, rules, seconds, reason);
+		}
+		else {
+			answer(request, response, HttpStatus.TOO_MANY_REQUESTS, QUOTA_EXCEEDED_TYPE, QUOTA_EXCEEDED_TITLE, rules,
+					seconds, reason);
+		}
 	}
 
 	/**
@@ -112,9 +124,15 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	 */
 	public static void serviceUnavailable(HttpServletRequest request, HttpServletResponse response,
 			List<String> rules, long seconds, String reason) throws IOException {
-		ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.SERVICE_UNAVAILABLE);
-		problem.setType(TEMPORARY_REDUCED_CAPACITY_TYPE);
-		problem.setTitle(REDUCED_CAPACITY_TITLE);
+		answer(request, response, HttpStatus.SERVICE_UNAVAILABLE, TEMPORARY_REDUCED_CAPACITY_TYPE,
+				REDUCED_CAPACITY_TITLE, rules, seconds, reason);
+	}
+
+	private static void answer(HttpServletRequest request, HttpServletResponse response, HttpStatus status, URI type,
+			String title, List<String> rules, long seconds, String reason) throws IOException {
+		ProblemDetail problem = ProblemDetail.forStatus(status);
+		problem.setType(type);
+		problem.setTitle(title);
 		problem.setInstance(URI.create(request.getRequestURI()));
 		problem.setDetail(reason + " Retry after " + seconds + ((seconds == 1) ? " second." : " seconds."));
 		problem.setProperty(VIOLATED_POLICIES, rules);

@@ -3,6 +3,7 @@ package dev.ratelimit.web;
 import java.io.IOException;
 
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.adaptive.AdaptiveLimitExceededException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -13,7 +14,8 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 
 /**
  * Turns a {@link RateLimitExceededException} thrown by a {@code @RateLimited} controller or service into the same
- * 429 response as the filter's. It has the lowest precedence, so an application's own {@code @ExceptionHandler} for
+ * response as the filter's, through the {@link RateLimitRejectionHandler}: 429, or 503 when the denying rules say so
+ * ({@link dev.ratelimit.Verdict#denialStatus()}). It has the lowest precedence, so an application's own {@code @ExceptionHandler} for
  * the exception wins.
  */
 @ControllerAdvice
@@ -29,6 +31,10 @@ public class RateLimitExceptionHandler {
 	@ExceptionHandler(RateLimitExceededException.class)
 	public void handle(RateLimitExceededException ex, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
+		if (ex instanceof AdaptiveLimitExceededException adaptive) {
+			this.rejectionHandler.rejectOverloaded(request, response, adaptive.getDenial());
+			return;
+		}
 		this.rejectionHandler.reject(request, response, ex.getVerdict());
 	}
 

@@ -9,7 +9,9 @@ import jakarta.servlet.http.HttpServletResponse;
 
 /**
  * Writes the response of a request that a rate limit denied. The default answers 429 with {@code Retry-After} and an
- * {@code application/problem+json} body, and 503 for a request that an adaptive concurrency limit denied. Replace it
+ * {@code application/problem+json} body, and 503 for a request that an adaptive concurrency limit denied. The status
+ * a denial asks for is {@link Verdict#denialStatus()} (each rule's {@code status}: 503 by default for a
+ * {@code global} concurrency cap) and {@link AdaptiveDenial#status()}; a replacement should answer with it. Replace it
  * by declaring a bean of this type.
  */
 @FunctionalInterface

@@ -71,6 +71,28 @@ class RateLimitsEndpointTests {
 		assertThat(Duration.parse(inspected.resetAfter())).isEqualTo(denied.resetAfter());
 	}
 
+	@Test
+	void aConcurrencySubjectShowsItsLeasesWithoutAcquiringOrReclaimingAny() {
+		RateLimitPolicy policy = RateLimitPolicy.concurrency("uploads", 4, Duration.ofSeconds(10));
+		assertThat(request(policy).lease()).isNotNull();
+		this.clock.advance(Duration.ofSeconds(4));
+		assertThat(this.store.evaluate(List.of(RateLimitCheck.of(policy, "alice", 2))).get(0).lease()).isNotNull();
+		// the first lease expires unreleased while the second is held
+		this.clock.advance(Duration.ofSeconds(7));
+		RateLimitsEndpoint endpoint = endpoint(policy, this.store);
+		SubjectDescriptor inspected = endpoint.subject("uploads", new String[] { "alice" }, null);
+		assertThat(inspected.limit()).isEqualTo(4);
+		assertThat(inspected.remaining()).isEqualTo(2);
+		assertThat(inspected.leases()).isEqualTo(new RateLimitsEndpoint.LeasesDescriptor(2, 1L, "PT3S", "PT10S"));
+		assertThat(endpoint.subject("uploads", new String[] { "alice" }, null)).as("nothing acquired nor reclaimed")
+			.isEqualTo(inspected);
+		Decision next = request(policy);
+		assertThat(next.reclaimed()).as("the expired slot is still there for the next admission").isOne();
+		assertThat(next.remaining()).isOne();
+		RateLimitPolicy rate = RateLimitPolicy.of("login", Algorithm.GCRA, 3, Duration.ofSeconds(10));
+		assertThat(endpoint(rate, this.store).subject("login", new String[] { "alice" }, null).leases()).isNull();
+	}
+
 	private Decision request(RateLimitPolicy policy) {
 		return this.store.evaluate(List.of(RateLimitCheck.of(policy, "alice"))).get(0);
 	}

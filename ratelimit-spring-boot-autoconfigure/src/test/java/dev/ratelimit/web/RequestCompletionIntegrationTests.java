@@ -73,7 +73,7 @@ class RequestCompletionIntegrationTests {
 				Objects::nonNull);
 		HttpResponse<String> second = new TestHttp(this.port).get("/completion/deferred",
 				Map.of("X-Completion-Id", UUID.randomUUID().toString()));
-		assertThat(second.statusCode()).as("the place is taken").isEqualTo(429);
+		assertThat(second.statusCode()).as("the place is taken; a global cap answers 503").isEqualTo(503);
 		assertThat(leases("deferred-one-at-a-time")).isEqualTo(1);
 		held.setResult("deferred");
 		assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);

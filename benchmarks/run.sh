@@ -3,11 +3,13 @@
 # one inside the embedded-redis jar); see docs/benchmarks.md for what each measures.
 #
 # Usage: benchmarks/run.sh [command] [scenario...] [options]
-#   all (default)             everything; REWRITES docs/benchmarks.md and docs/benchmarks-throughput.svg (~8 min)
+#   all (default)             everything; REWRITES docs/benchmarks.md and docs/benchmarks-throughput.svg (~10 min)
 #   throughput [scenario...]  decisions/s and latency against peers; prints the tables
 #                             scenarios: one-thread many-keys hot-key three-rules (default: all)
 #   ceiling                   redis-benchmark EVALSHA of the minimal GCRA script and of ours; prints the table
 #   memory                    Redis memory per key of every algorithm; prints the table
+#   concurrency               a concurrency rule (acquire + release: two round trips) against a rate rule; prints the
+#                             tables (options as for throughput, except --contenders)
 #   http                      the sample app with and without the limiter: added p50/p99; writes docs/benchmarks-http.md
 # Options (throughput, all): --contenders=ours,ours-starter,ours-script,ideal,bucket4j,redisson,scg
 #   --warmup=2 --seconds=2 --rounds=5

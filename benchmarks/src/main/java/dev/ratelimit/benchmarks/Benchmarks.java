@@ -16,6 +16,7 @@ import java.util.stream.Collectors;
 import dev.ratelimit.benchmarks.contenders.Bucket4jLettuceCas;
 import dev.ratelimit.benchmarks.contenders.Contender;
 import dev.ratelimit.benchmarks.contenders.IdealClient;
+import dev.ratelimit.benchmarks.contenders.OurConcurrencyContender;
 import dev.ratelimit.benchmarks.contenders.OurContender;
 import dev.ratelimit.benchmarks.contenders.OurScriptBare;
 import dev.ratelimit.benchmarks.contenders.OurStarterDefault;
@@ -35,6 +36,7 @@ import io.lettuce.core.RedisClient;
  * throughput [scenario...] [options] decisions per second and latency; prints the tables
  * ceiling                           redis-benchmark against the minimal script and this project's; prints the table
  * memory                            Redis memory per key; prints the table
+ * concurrency [options]             a concurrency rule (acquire + release) against a rate rule; prints the tables
  *
  * options: --contenders=ours,ours-starter,ours-script,ideal,bucket4j,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
  * </pre>
@@ -94,9 +96,20 @@ public final class Benchmarks {
 					}
 				}
 			}
+			case "concurrency" -> {
+				try (RedisServerProcess server = RedisServerProcess.start()) {
+					RedisClient client = RedisClient.create(server.uri());
+					try (RedisProbe probe = new RedisProbe(client)) {
+						System.out.print(Report.concurrencySection(concurrency(server, client, probe, settings)));
+					}
+					finally {
+						client.shutdown();
+					}
+				}
+			}
 			case "all" -> all(settings, contenders, Path.of(options.getOrDefault("docs", "docs")), start);
 			default -> {
-				System.err.println("Unknown command " + command + "; use all, throughput, ceiling or memory");
+				System.err.println("Unknown command " + command + "; use all, throughput, ceiling, memory or concurrency");
 				System.exit(2);
 			}
 		}
@@ -106,6 +119,7 @@ public final class Benchmarks {
 	private static void all(ThroughputBenchmark.Settings settings, List<String> contenders, Path docs, long start)
 			throws IOException {
 		List<ScenarioResult> throughput;
+		List<ScenarioResult> concurrency;
 		List<RedisCeiling.Row> ceiling;
 		String redis;
 		try (RedisServerProcess server = RedisServerProcess.start()) {
@@ -114,6 +128,7 @@ public final class Benchmarks {
 				redis = probe.version() + " (" + server.binary().source().toString().toLowerCase() + ": "
 						+ server.binary().executable() + ")";
 				throughput = throughput(server, client, probe, Scenario.all(), contenders, settings);
+				concurrency = concurrency(server, client, probe, settings);
 				ceiling = ceiling(server, probe, settings);
 			}
 			finally {
@@ -127,7 +142,8 @@ public final class Benchmarks {
 			// run.sh's start, so that the total includes the build
 			total = Duration.ofSeconds(System.currentTimeMillis() / 1000 - Long.parseLong(started));
 		}
-		String report = Report.markdown(Environment.describe(redis), settings, throughput, ceiling, memory, total);
+		String report = Report.markdown(Environment.describe(redis), settings, throughput, concurrency, ceiling,
+				memory, total);
 		Files.createDirectories(docs);
 		Files.writeString(docs.resolve("benchmarks.md"), report, StandardCharsets.UTF_8);
 		Files.writeString(docs.resolve(Report.CHART), ThroughputChart.svg(throughput), StandardCharsets.UTF_8);
@@ -144,6 +160,8 @@ public final class Benchmarks {
 				contenders.add(switch (id) {
 					case "ours" -> new OurContender(server.host(), server.port());
 					case "ours-starter" -> new OurStarterDefault(server.host(), server.port());
+					case "ours-concurrency" -> new OurConcurrencyContender(server.host(), server.port(), false);
+					case "ours-rate-concurrency" -> new OurConcurrencyContender(server.host(), server.port(), true);
 					case "ours-script" -> new OurScriptBare(client);
 					case "ideal" -> new IdealClient(client);
 					case "bucket4j" -> new Bucket4jLettuceCas(client);
@@ -162,6 +180,13 @@ public final class Benchmarks {
 		finally {
 			contenders.forEach(Contender::close);
 		}
+	}
+
+	/** Runs the scenarios of a concurrency rule against a rate rule, with this project's limiter only. */
+	private static List<ScenarioResult> concurrency(RedisServerProcess server, RedisClient client, RedisProbe probe,
+			ThroughputBenchmark.Settings settings) {
+		return throughput(server, client, probe, Scenario.concurrency(),
+				List.of("ours", "ours-concurrency", "ours-rate-concurrency"), settings);
 	}
 
 	private static List<RedisCeiling.Row> ceiling(RedisServerProcess server, RedisProbe probe,

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -38,6 +39,21 @@ public final class TestHttp {
 	}
 
 	/**
+	 * Sends a GET with headers that fails when no response has come within the timeout, for tests that must show no
+	 * request hangs.
+	 * @param path the path and query
+	 * @param headers the headers
+	 * @param timeout how long to wait for the response
+	 * @return the response
+	 */
+	public HttpResponse<String> get(String path, Map<String, String> headers, Duration timeout) {
+		HttpRequest request = HttpRequest.newBuilder(request("GET", path, null, headers), (name, value) -> true)
+			.timeout(timeout)
+			.build();
+		return send(request);
+	}
+
+	/**
 	 * Sends a request.
 	 * @param method the method
 	 * @param path the path and query
@@ -46,8 +62,12 @@ public final class TestHttp {
 	 * @return the response
 	 */
 	public HttpResponse<String> call(String method, String path, @Nullable String json, Map<String, String> headers) {
+		return send(request(method, path, json, headers));
+	}
+
+	private static HttpResponse<String> send(HttpRequest request) {
 		try {
-			return client.send(request(method, path, json, headers), HttpResponse.BodyHandlers.ofString());
+			return client.send(request, HttpResponse.BodyHandlers.ofString());
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);

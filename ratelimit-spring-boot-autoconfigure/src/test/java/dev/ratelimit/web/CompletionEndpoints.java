@@ -29,7 +29,8 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 /**
  * Endpoints that end in every way a request can (for {@code RequestCompletionIntegrationTests}), and an
  * {@link AdmissionListener} that counts, per request, how often the completion callback it registers runs. The rule
- * {@code completion} keys requests by {@code X-Completion-Id}, so the verdict's subject names the request.
+ * {@code completion} keys requests by {@code X-Completion-Id}, so the verdict's subject names the request. Most are
+ * mapped under {@code /leaks/**} too, for {@code LeaseLeakIntegrationTests}.
  */
 @Configuration(proxyBeanMethods = false)
 class CompletionEndpoints {
@@ -86,22 +87,22 @@ class CompletionEndpoints {
 			this.held = held;
 		}
 
-		@GetMapping("/completion/ok")
+		@GetMapping({ "/completion/ok", "/leaks/ok" })
 		String ok() {
 			return "ok";
 		}
 
-		@GetMapping("/completion/fail")
+		@GetMapping({ "/completion/fail", "/leaks/fail" })
 		String fail() {
 			throw new IllegalStateException("the controller fails");
 		}
 
-		@GetMapping("/completion/callable")
+		@GetMapping({ "/completion/callable", "/leaks/callable" })
 		Callable<String> callable() {
 			return () -> "called";
 		}
 
-		@GetMapping("/completion/future")
+		@GetMapping({ "/completion/future", "/leaks/future" })
 		CompletableFuture<String> future() {
 			return CompletableFuture.supplyAsync(() -> "future", this.executor);
 		}
@@ -113,7 +114,7 @@ class CompletionEndpoints {
 			return result;
 		}
 
-		@GetMapping("/completion/deferred-timeout")
+		@GetMapping({ "/completion/deferred-timeout", "/leaks/deferred-timeout" })
 		DeferredResult<String> deferredTimeout() {
 			// never completed: Spring answers 503 when the 100 ms are over
 			return new DeferredResult<>(100L);
@@ -127,7 +128,7 @@ class CompletionEndpoints {
 		}
 
 		/** Streams until the client goes away (or 64 MiB, which no test reads). */
-		@GetMapping("/completion/stream")
+		@GetMapping({ "/completion/stream", "/leaks/stream" })
 		void stream(HttpServletResponse response) throws IOException {
 			response.setContentType("application/octet-stream");
 			OutputStream out = response.getOutputStream();

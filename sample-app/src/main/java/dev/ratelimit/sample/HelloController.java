@@ -23,6 +23,8 @@ class HelloController {
 			  GET  /api/slow?ms=N                    rule 'slow': as many at once as their latency allows in this
 			                                         instance (adaptive-concurrency, 503 beyond); 'slow-per-ip':
 			                                         600/min per IP
+			  GET  /api/export?ms=N                  rule 'export': at most 2 in progress per IP, across
+			                                         instances (concurrency, leases in Redis)
 
 			Try:
 			  for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code}\\n' localhost:8080/api/hello; done

@@ -5,9 +5,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
@@ -26,6 +29,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The sample over HTTP, against the embedded Redis it starts itself ({@code sample.embedded-redis=always}, so that the
@@ -84,7 +88,8 @@ class SampleApplicationIntegrationTests {
 	void homePageListsTheEndpoints() throws Exception {
 		HttpResponse<String> home = get("/", null);
 		assertThat(home.statusCode()).isEqualTo(200);
-		assertThat(home.body()).contains("/api/hello", "/api/search", "/login", "/api/reports/{user}", "/api/slow");
+		assertThat(home.body()).contains("/api/hello", "/api/search", "/login", "/api/reports/{user}", "/api/slow",
+				"/api/export");
 		assertThat(home.headers().firstValue("RateLimit")).isEmpty();
 	}
 
@@ -281,6 +286,40 @@ class SampleApplicationIntegrationTests {
 		String prometheus = get("/actuator/prometheus", null).body();
 		assertThat(prometheus).contains("ratelimit_adaptive_limit{rule=\"slow\"}")
 			.contains("ratelimit_concurrency_in_flight{rule=\"slow\"}");
+	}
+
+	/** Two exports in progress per client IP: a third waits for nothing and is denied, and is admitted once they end. */
+	@Test
+	void exportsAreCappedAtTwoInProgressPerClient() throws Exception {
+		List<CompletableFuture<HttpResponse<String>>> running = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			running.add(client.sendAsync(HttpRequest.newBuilder(uri("/api/export?ms=4000")).GET().build(),
+					HttpResponse.BodyHandlers.ofString()));
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> exportLeases() == 2);
+		HttpResponse<String> third = get("/api/export?ms=0", null);
+		assertThat(third.statusCode()).isEqualTo(429);
+		assertThat(header(third, "Content-Type")).startsWith("application/problem+json");
+		assertThat(exportLeases()).as("a denied request holds no lease").isEqualTo(2);
+		for (CompletableFuture<HttpResponse<String>> export : running) {
+			assertThat(export.get(30, TimeUnit.SECONDS).body()).isEqualTo("exported in 4000 ms\n");
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> exportLeases() == 0);
+		HttpResponse<String> after = get("/api/export?ms=0", null);
+		assertThat(after.statusCode()).isEqualTo(200);
+		assertThat(after.body()).isEqualTo("exported in 0 ms\n");
+	}
+
+	/** Returns the slots held under the {@code export} rule, read in Redis (every client: the tests use one IP). */
+	private long exportLeases() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			long held = 0;
+			for (byte[] key : connection.keyCommands().keys("*{export:*".getBytes(StandardCharsets.UTF_8))) {
+				Long slots = connection.zSetCommands().zCard(key);
+				held += (slots != null) ? slots : 0;
+			}
+			return held;
+		}
 	}
 
 	@Test

@@ -74,6 +74,28 @@ public record Scenario(String id, String title, String question, int threads, in
 								+ "all three in one script call."));
 	}
 
+	/**
+	 * Returns the scenarios of the {@code concurrency} command (not part of {@link #all()}): this project's limiter with
+	 * a rate rule, with a concurrency rule (a lease acquired and released) and with both.
+	 */
+	public static List<Scenario> concurrency() {
+		List<Rule> api = List.of(new Rule("api", ADMIT_ALL));
+		return List.of(
+				new Scenario("concurrency-one-thread", "concurrency rule, 1 thread, 10k keys",
+						"the latency a concurrency rule adds: two round trips per request (acquire, release) where a "
+								+ "rate rule needs one",
+						1, MANY, api, false, ""),
+				new Scenario("concurrency-many-keys", "concurrency rule, 64 threads, 10k keys",
+						"the throughput of a concurrency rule under load, every request admitted", 64, MANY, api, false,
+						""));
+	}
+
+	/** Returns the command that measures this scenario again. */
+	public String command() {
+		boolean concurrency = concurrency().stream().anyMatch((scenario) -> scenario.id().equals(this.id));
+		return concurrency ? "benchmarks/run.sh concurrency" : "benchmarks/run.sh throughput " + this.id;
+	}
+
 	/** Returns the subjects, 16 characters each (e.g. {@code user-00000000042}). */
 	public String[] subjectNames() {
 		String[] names = new String[this.subjects];

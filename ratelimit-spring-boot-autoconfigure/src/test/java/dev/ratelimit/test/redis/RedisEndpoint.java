@@ -1,6 +1,7 @@
 package dev.ratelimit.test.redis;
 
 import java.net.URI;
+import java.util.function.Function;
 
 import io.lettuce.core.api.sync.RedisCommands;
 
@@ -36,6 +37,16 @@ public record RedisEndpoint(String host, int port, String uri, boolean external)
 	/** Sends PING and returns the reply ({@code PONG}). */
 	public String ping() {
 		return RedisAdmin.call(uri, RedisCommands::ping);
+	}
+
+	/**
+	 * Runs commands on a fresh connection, e.g. to read what a test left in Redis.
+	 * @param action the commands
+	 * @param <T> what they return
+	 * @return what they returned
+	 */
+	public <T> T call(Function<RedisCommands<String, String>, T> action) {
+		return RedisAdmin.call(uri, action);
 	}
 
 	/** Deletes every key in every database (FLUSHALL), e.g. to start a test from a clean state. */

@@ -24,6 +24,8 @@ public final class ServletRateLimitRequest implements RateLimitRequest {
 
 	private final RouteLookup routes;
 
+	private @Nullable String clientSubject;
+
 	/**
 	 * Creates the view of a request with the default client networks ({@link ClientIp#DEFAULT}), whose route is known
 	 * only once Spring MVC has chosen the handler ({@link RouteLookup#matchedPattern()}).
@@ -76,7 +78,13 @@ public final class ServletRateLimitRequest implements RateLimitRequest {
 
 	@Override
 	public String clientIp() {
-		return this.clientIp.subject(this.request.getRemoteAddr());
+		// parsed once per view: a composite key or a fallback may ask again
+		String subject = this.clientSubject;
+		if (subject == null) {
+			subject = this.clientIp.subject(this.request.getRemoteAddr());
+			this.clientSubject = subject;
+		}
+		return subject;
 	}
 
 	@Override

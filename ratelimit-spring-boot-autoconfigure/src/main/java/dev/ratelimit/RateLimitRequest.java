@@ -65,6 +65,29 @@ public interface RateLimitRequest {
 	String getRemoteAddr();
 
 	/**
+	 * Returns the client as rules key it wherever the IP is the subject ({@code ip}) or the fallback subject (an
+	 * anonymous {@code user}, a missing {@code api-key} or header, an empty template): {@link #getRemoteAddr()} masked
+	 * to its network as {@code ratelimit.client-ip.*} says, so that the addresses of one IPv6 customer share a quota.
+	 * This default masks as the defaults of those properties do (IPv4 whole, IPv6 by its /64); the servlet adapter
+	 * masks as configured.
+	 * @return the client's network, e.g. {@code 2001:db8:1:2::/64} or {@code 203.0.113.7}
+	 * @see ClientIp
+	 */
+	default String clientIp() {
+		return ClientIp.DEFAULT.subject(getRemoteAddr());
+	}
+
+	/**
+	 * Returns the route template of the handler that will serve the request, found before it runs: the pattern that
+	 * Spring MVC matched and that Micrometer tags as {@code uri}, e.g. {@code /api/reports/{user}} for
+	 * {@code /api/reports/alice}. Key {@code endpoint} is the method and this route.
+	 * @return the route, or {@code null} when no handler maps the request (or this web stack cannot tell)
+	 */
+	default @Nullable String route() {
+		return null;
+	}
+
+	/**
 	 * Returns the authenticated principal.
 	 * @return the principal, or {@code null} for an anonymous request
 	 */

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.ClientIp;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
@@ -60,6 +61,8 @@ public class RateLimitsEndpoint {
 
 	private final AdaptiveConcurrencyLimits adaptiveLimits;
 
+	private final ClientIp clientIp;
+
 	/**
 	 * @param rules the rules
 	 * @param limiter the limiter (resets)
@@ -89,6 +92,25 @@ public class RateLimitsEndpoint {
 	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, StoreStatus status, RateLimitStore store,
 			RuleOverrideRepository overrides, @Nullable TopOffenders offenders, String storeName,
 			AdaptiveConcurrencyLimits adaptiveLimits) {
+		this(rules, limiter, status, store, overrides, offenders, storeName, adaptiveLimits, ClientIp.DEFAULT);
+	}
+
+	/**
+	 * @param rules the rules
+	 * @param limiter the limiter (resets)
+	 * @param status who decides, the circuit breaker and the deny cache, as shown
+	 * @param store the store, peeked at directly by inspections so that they consume nothing and count in no metric,
+	 * offender view or cache
+	 * @param overrides where overrides are shared
+	 * @param offenders the top offenders, or {@code null}
+	 * @param storeName the store's name as shown
+	 * @param adaptiveLimits the adaptive concurrency limits of this instance
+	 * @param clientIp masks a subject written as an IP address into the client network that rules key
+	 */
+	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, StoreStatus status, RateLimitStore store,
+			RuleOverrideRepository overrides, @Nullable TopOffenders offenders, String storeName,
+			AdaptiveConcurrencyLimits adaptiveLimits, ClientIp clientIp) {
+		this.clientIp = clientIp;
 		this.rules = rules;
 		this.limiter = limiter;
 		this.status = status;
@@ -132,7 +154,8 @@ public class RateLimitsEndpoint {
 	/**
 	 * Returns a subject's state without consuming anything, or {@code null} for an unknown rule or tier.
 	 * @param rule the rule
-	 * @param key the subject as the rule resolves it (may contain '/')
+	 * @param key the subject as the rule resolves it (may contain '/'); a client's IP address is read as the client
+	 * network it belongs to (e.g. {@code 2001:db8:1:2::7} as {@code 2001:db8:1:2::/64}), which rules key
 	 * @param tier the subject's tier for rules with tiers, or {@code null} for the rule's own limit
 	 */
 	@ReadOperation
@@ -146,7 +169,7 @@ public class RateLimitsEndpoint {
 		if (policy == null) {
 			return null;
 		}
-		String subject = String.join("/", key);
+		String subject = subject(key);
 		Decision now = peek(policy, subject, 0);
 		// what a request of cost 1 would get: its wait, whatever the algorithm (zero if a unit came back meanwhile)
 		Duration retryAfter = (now.remaining() == 0) ? peek(policy, subject, 1).retryAfter() : Duration.ZERO;
@@ -161,14 +184,14 @@ public class RateLimitsEndpoint {
 				retryAfter.toString(), leases);
 	}
 
-	/** Resets a subject; {@code null} for an unknown rule. */
+	/** Resets a subject (an IP address: its client network); {@code null} for an unknown rule. */
 	@DeleteOperation
 	public @Nullable SubjectDescriptor reset(@Selector String rule, @Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		Optional<RateLimitRule> found = this.rules.get(rule);
 		if (found.isEmpty()) {
 			return null;
 		}
-		String subject = String.join("/", key);
+		String subject = subject(key);
 		this.limiter.reset(found.get().policy(), subject);
 		for (RateLimitPolicy tier : found.get().tiers().values()) {
 			this.limiter.reset(tier, subject);
@@ -212,6 +235,12 @@ public class RateLimitsEndpoint {
 		this.overrides.remove(rule);
 		this.rules.replaceOverrides(this.overrides.load());
 		return this.rules.get(rule).map(this::describe).orElse(null);
+	}
+
+	/** The subject of a path's remaining segments; an IP address stands for its client network. */
+	private String subject(String[] key) {
+		String subject = String.join("/", key);
+		return ClientIp.isAddress(subject) ? this.clientIp.subject(subject) : subject;
 	}
 
 	private Decision peek(RateLimitPolicy policy, String subject, long cost) {

@@ -216,7 +216,7 @@ public class RateLimitedAspect {
 		catch (RuntimeException ex) {
 			// as for a rule's key: fall back (the caller's IP, or the global quota outside a request) and say so
 			this.rules.resolutionFailures().report(policy.name(), ResolutionPart.KEY, ex);
-			subject = (request != null) ? request.getRemoteAddr() : KeyResolvers.GLOBAL;
+			subject = (request != null) ? request.clientIp() : KeyResolvers.GLOBAL;
 		}
 		long cost;
 		try {
@@ -238,8 +238,8 @@ public class RateLimitedAspect {
 			return (value != null) ? value.toString() : "";
 		}
 		if (request != null) {
-			String resolved = (rule != null) ? rule.key().resolve(request) : request.getRemoteAddr();
-			return (resolved != null) ? resolved : request.getRemoteAddr();
+			String resolved = (rule != null) ? rule.key().resolve(request) : request.clientIp();
+			return (resolved != null) ? resolved : request.clientIp();
 		}
 		return KeyResolvers.GLOBAL;
 	}

@@ -4,7 +4,7 @@ import dev.ratelimit.RateLimitRequest;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.web.RateLimitFilter;
 import dev.ratelimit.web.RateLimitHeadersWriter;
-import dev.ratelimit.web.ServletRateLimitRequest;
+import dev.ratelimit.web.ServletRateLimitRequests;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
@@ -22,17 +22,28 @@ public final class ServletCurrentRequest implements CurrentRequest {
 
 	private final @Nullable RateLimitHeadersWriter headersWriter;
 
+	private final ServletRateLimitRequests requests;
+
 	/**
 	 * @param headersWriter writes the headers, or {@code null} to write none (outside Spring MVC)
 	 */
 	public ServletCurrentRequest(@Nullable RateLimitHeadersWriter headersWriter) {
+		this(headersWriter, ServletRateLimitRequests.defaults());
+	}
+
+	/**
+	 * @param headersWriter writes the headers, or {@code null} to write none (outside Spring MVC)
+	 * @param requests makes the views of requests that keys read (client networks, routes)
+	 */
+	public ServletCurrentRequest(@Nullable RateLimitHeadersWriter headersWriter, ServletRateLimitRequests requests) {
 		this.headersWriter = headersWriter;
+		this.requests = requests;
 	}
 
 	@Override
 	public @Nullable RateLimitRequest get() {
 		ServletRequestAttributes attributes = attributes();
-		return (attributes != null) ? new ServletRateLimitRequest(attributes.getRequest()) : null;
+		return (attributes != null) ? this.requests.of(attributes.getRequest()) : null;
 	}
 
 	@Override

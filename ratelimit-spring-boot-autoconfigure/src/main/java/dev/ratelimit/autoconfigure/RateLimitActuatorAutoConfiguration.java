@@ -3,6 +3,7 @@ package dev.ratelimit.autoconfigure;
 import java.util.List;
 import java.util.Locale;
 
+import dev.ratelimit.ClientIp;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.actuate.AdaptiveConcurrencyMetrics;
@@ -65,9 +66,10 @@ public final class RateLimitActuatorAutoConfiguration {
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter,
 				ObjectProvider<StoreStatus> status, RuleOverrideRepository overrides,
 				ObjectProvider<TopOffenders> offenders, RateLimitStore store,
-				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits) {
+				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits, ObjectProvider<ClientIp> clientIp) {
 			return new RateLimitsEndpoint(rules, limiter, status.getIfUnique(StoreStatus::local), store, overrides,
-					offenders.getIfAvailable(), storeName(store), adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none));
+					offenders.getIfAvailable(), storeName(store), adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
+					clientIp.getIfAvailable(() -> ClientIp.DEFAULT));
 		}
 
 		@Bean

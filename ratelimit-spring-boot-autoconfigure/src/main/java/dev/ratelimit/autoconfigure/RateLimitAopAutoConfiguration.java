@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.ClientIp;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.aop.CurrentRequest;
 import dev.ratelimit.aop.RateLimitedAspect;
@@ -9,6 +10,8 @@ import dev.ratelimit.aop.RateLimitedMethodsValidator;
 import dev.ratelimit.aop.ServletCurrentRequest;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.web.RateLimitHeadersWriter;
+import dev.ratelimit.web.RouteLookup;
+import dev.ratelimit.web.ServletRateLimitRequests;
 import jakarta.servlet.http.HttpServletRequest;
 import org.aspectj.lang.annotation.Aspect;
 
@@ -58,8 +61,12 @@ public final class RateLimitAopAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		CurrentRequest rateLimitCurrentRequest(ObjectProvider<RateLimitHeadersWriter> headersWriter) {
-			return new ServletCurrentRequest(headersWriter.getIfAvailable());
+		CurrentRequest rateLimitCurrentRequest(ObjectProvider<RateLimitHeadersWriter> headersWriter,
+				ObjectProvider<ServletRateLimitRequests> requests, ObjectProvider<ClientIp> clientIp) {
+			// without the servlet auto-configuration (no Spring MVC), routes are unknown but client networks are not
+			return new ServletCurrentRequest(headersWriter.getIfAvailable(), requests.getIfAvailable(
+					() -> new ServletRateLimitRequests(clientIp.getIfAvailable(() -> ClientIp.DEFAULT),
+							RouteLookup.matchedPattern())));
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
+import dev.ratelimit.ClientIp;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.LeaseExpiryLog;
@@ -88,6 +89,25 @@ public final class RateLimitAutoConfiguration {
 		RateLimitPropertyNames.checkKnown(environment);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(properties.getRules()));
 		return rateLimitRuleCompiler.compile(properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClientIp rateLimitClientIp(RateLimitProperties properties) {
+		RateLimitProperties.ClientIp settings = properties.getClientIp();
+		check("ratelimit.client-ip.ipv4-prefix-length", settings.getIpv4PrefixLength(), 32,
+				"Set it to the leading bits of an IPv4 address that name a client, e.g. 32 (each address) or 24");
+		check("ratelimit.client-ip.ipv6-prefix-length", settings.getIpv6PrefixLength(), 128,
+				"Set it to the leading bits of an IPv6 address that name a client, e.g. 64 (a customer's network)"
+						+ " or 56");
+		return ClientIp.of(settings.getIpv4PrefixLength(), settings.getIpv6PrefixLength());
+	}
+
+	private static void check(String property, int prefixLength, int maximum, String fix) {
+		if (prefixLength < 0 || prefixLength > maximum) {
+			throw new InvalidRateLimitConfigurationException(property,
+					"must be between 0 and " + maximum + " but was " + prefixLength, fix);
+		}
 	}
 
 	@Bean

@@ -65,6 +65,8 @@ public class RateLimitProperties {
 
 	private final Metrics metrics = new Metrics();
 
+	private final ClientIp clientIp = new ClientIp();
+
 	/**
 	 * Rules by name.
 	 */
@@ -136,6 +138,44 @@ public class RateLimitProperties {
 
 	public Metrics getMetrics() {
 		return this.metrics;
+	}
+
+	public ClientIp getClientIp() {
+		return this.clientIp;
+	}
+
+	/**
+	 * How a client's address becomes its subject wherever the IP is the subject or the fallback subject: the address
+	 * masked to its network.
+	 */
+	public static class ClientIp {
+
+		/**
+		 * Leading bits of an IPv4 address that name a client, 0 to 32 (32: each address is a client).
+		 */
+		private int ipv4PrefixLength = 32;
+
+		/**
+		 * Leading bits of an IPv6 address that name a client, 0 to 128 (64: a customer's /64 network is one client).
+		 */
+		private int ipv6PrefixLength = 64;
+
+		public int getIpv4PrefixLength() {
+			return this.ipv4PrefixLength;
+		}
+
+		public void setIpv4PrefixLength(int ipv4PrefixLength) {
+			this.ipv4PrefixLength = ipv4PrefixLength;
+		}
+
+		public int getIpv6PrefixLength() {
+			return this.ipv6PrefixLength;
+		}
+
+		public void setIpv6PrefixLength(int ipv6PrefixLength) {
+			this.ipv6PrefixLength = ipv6PrefixLength;
+		}
+
 	}
 
 	/** Settings of runtime overrides made through the actuator endpoint. */
@@ -504,8 +544,9 @@ public class RateLimitProperties {
 		private final Match match = new Match();
 
 		/**
-		 * Whose quota a request uses: ip, user, api-key, global, endpoint, header:<Name>, a SpEL template #{...} over
-		 * the request, or @beanName (a KeyResolver bean). Join several with '+', e.g. user+endpoint.
+		 * Whose quota a request uses: ip (the client's network, see client-ip), user, api-key, global, endpoint (method
+		 * and route template of the handler), path (method and concrete path), header:<Name>, a SpEL template #{...}
+		 * over the request, or @beanName (a KeyResolver bean). Join several with '+', e.g. user+endpoint.
 		 */
 		private String key = "ip";
 

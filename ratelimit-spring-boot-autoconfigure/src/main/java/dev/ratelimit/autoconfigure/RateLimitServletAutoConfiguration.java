@@ -4,17 +4,21 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 
 import dev.ratelimit.AdmissionListener;
+import dev.ratelimit.ClientIp;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.web.PartitionKeys;
+import dev.ratelimit.web.HandlerMappingRoutes;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitExceptionHandler;
 import dev.ratelimit.web.RateLimitFilter;
 import dev.ratelimit.web.RateLimitHeadersWriter;
 import dev.ratelimit.web.RateLimitRejectionHandler;
+import dev.ratelimit.web.RouteLookup;
+import dev.ratelimit.web.ServletRateLimitRequests;
 import dev.ratelimit.web.StandardRateLimitHeadersWriter;
 import org.jspecify.annotations.Nullable;
 
@@ -28,7 +32,9 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.handler.HandlerMappingIntrospector;
 
 /**
  * Applies the rules to every request of a servlet web application: the filter, the standard headers, the 429
@@ -90,6 +96,19 @@ public final class RateLimitServletAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
+	ServletRateLimitRequests rateLimitServletRequests(ClientIp clientIp,
+			ObjectProvider<HandlerMappingIntrospector> introspector) {
+		// the handler mappings are looked up at the first request that needs a route, once Spring MVC has them all
+		SingletonSupplier<RouteLookup> routes = SingletonSupplier.of(() -> {
+			HandlerMappingIntrospector mappings = introspector.getIfAvailable();
+			return (mappings != null) ? new HandlerMappingRoutes(mappings::getHandlerMappings)
+					: RouteLookup.matchedPattern();
+		});
+		return new ServletRateLimitRequests(clientIp, (request) -> routes.obtain().route(request));
+	}
+
+	@Bean
 	ForwardedHeadersCheck rateLimitForwardedHeadersCheck(Environment environment, RateLimitProperties properties) {
 		return new ForwardedHeadersCheck(environment, properties);
 	}
@@ -97,11 +116,11 @@ public final class RateLimitServletAutoConfiguration {
 	private static FilterRegistrationBean<RateLimitFilter> registration(String name, int order,
 			@Nullable RulePhase phase, RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
 			RateLimitRejectionHandler rejectionHandler, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-			ObjectProvider<AdmissionListener> admissionListeners) {
+			ObjectProvider<AdmissionListener> admissionListeners, ServletRateLimitRequests requests) {
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(rules,
 				limiter, headersWriter, rejectionHandler, phase,
 				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
-				AdmissionListener.composite(admissionListeners.orderedStream().toList())));
+				AdmissionListener.composite(admissionListeners.orderedStream().toList()), requests));
 		registration.setName(name);
 		registration.setOrder(order);
 		return registration;
@@ -117,9 +136,9 @@ public final class RateLimitServletAutoConfiguration {
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
 				RateLimitProperties properties, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-				ObjectProvider<AdmissionListener> admissionListeners) {
+				ObjectProvider<AdmissionListener> admissionListeners, ServletRateLimitRequests requests) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), null, rules, limiter,
-					headersWriter, rejectionHandler, adaptiveLimits, admissionListeners);
+					headersWriter, rejectionHandler, adaptiveLimits, admissionListeners, requests);
 		}
 
 	}
@@ -139,10 +158,10 @@ public final class RateLimitServletAutoConfiguration {
 				RateLimiter limiter, RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
 				RateLimitProperties properties, Environment environment,
 				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-				ObjectProvider<AdmissionListener> admissionListeners) {
+				ObjectProvider<AdmissionListener> admissionListeners, ServletRateLimitRequests requests) {
 			return registration("rateLimitBeforeAuthenticationFilter", beforeAuthenticationOrder(properties, environment),
 					RulePhase.BEFORE_AUTHENTICATION, rules, limiter, headersWriter, rejectionHandler, adaptiveLimits,
-					admissionListeners);
+					admissionListeners, requests);
 		}
 
 		@Bean
@@ -150,9 +169,9 @@ public final class RateLimitServletAutoConfiguration {
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
 				RateLimitProperties properties, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-				ObjectProvider<AdmissionListener> admissionListeners) {
+				ObjectProvider<AdmissionListener> admissionListeners, ServletRateLimitRequests requests) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), RulePhase.AFTER_AUTHENTICATION,
-					rules, limiter, headersWriter, rejectionHandler, adaptiveLimits, admissionListeners);
+					rules, limiter, headersWriter, rejectionHandler, adaptiveLimits, admissionListeners, requests);
 		}
 
 		private static int beforeAuthenticationOrder(RateLimitProperties properties, Environment environment) {

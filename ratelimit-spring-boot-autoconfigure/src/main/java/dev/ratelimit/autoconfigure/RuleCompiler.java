@@ -444,7 +444,7 @@ public final class RuleCompiler {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidRateLimitRuleException(property, ex.getMessage(),
-					"Use ip, user, api-key, global, endpoint, header:<Name>, a SpEL template #{...} or @beanName"
+					"Use ip, user, api-key, global, endpoint, path, header:<Name>, a SpEL template #{...} or @beanName"
 							+ " (a KeyResolver bean); join several with '+'");
 		}
 	}

@@ -4,6 +4,7 @@ import java.security.Principal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Function;
 
 import dev.ratelimit.KeyResolver;
@@ -16,32 +17,43 @@ import org.springframework.util.StringUtils;
 /**
  * The built-in key resolvers and the parser of key specifications such as {@code user+endpoint}.
  * <ul>
- * <li>{@code ip}: {@link RateLimitRequest#getRemoteAddr()}. Proxies are trusted only as the application configures
- * them ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never read here.</li>
+ * <li>{@code ip}: {@link RateLimitRequest#clientIp()}, the client's address masked to its network
+ * ({@code ratelimit.client-ip.*}: IPv6 by its /64 unless configured otherwise). Proxies are trusted only as the
+ * application configures them ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never read
+ * here.</li>
  * <li>{@code user}: the authenticated principal's name; anonymous requests fall back to {@code ip}.</li>
  * <li>{@code api-key}: the API key header ({@code ratelimit.api-key-header}); without one, {@code ip}.</li>
  * <li>{@code header:<Name>}: that header's value; without one, {@code ip}.</li>
  * <li>{@code global}: one quota shared by every client.</li>
- * <li>{@code endpoint}: method and path, e.g. {@code GET /api/items/7}.</li>
+ * <li>{@code endpoint}: method and route template of the handler, e.g. {@code GET /api/items/{id}}
+ * ({@link RateLimitRequest#route()}); every request no handler maps is {@value #UNMAPPED}.</li>
+ * <li>{@code path}: method and concrete path, e.g. {@code GET /api/items/7}.</li>
  * <li>{@code #{...}}: a SpEL template over the request; an empty result falls back to {@code ip}.</li>
  * <li>{@code @beanName}: a {@link KeyResolver} bean; a {@code null} result means the rule does not apply.</li>
  * </ul>
  * Parts joined with {@code +} form a composite subject, the parts' subjects joined with {@code |}. Only a {@code +}
  * outside every {@code #{...}} joins parts: one inside a template (also inside nested braces or a string literal)
  * belongs to the expression, and a part with a template (such as {@code tenant-#{...}}) is a template as a whole.
- * Falling back to the IP when a part is missing means omitting a header never escapes a limit.
+ * Falling back to the client IP when a part is missing means omitting a header never escapes a limit.
  */
 public final class KeyResolvers {
 
 	/** The subject of {@code global} keys. */
 	public static final String GLOBAL = "global";
 
+	/** The endpoint of every request that no handler maps. */
+	public static final String UNMAPPED = "UNMAPPED";
+
+	/** The methods an endpoint names; any other method is {@code OTHER}, so that clients cannot add endpoints. */
+	private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
+			"TRACE");
+
 	private KeyResolvers() {
 	}
 
-	/** Resolves the client IP. */
+	/** Resolves the client IP, masked to the client's network ({@link RateLimitRequest#clientIp()}). */
 	public static KeyResolver ip() {
-		return RateLimitRequest::getRemoteAddr;
+		return RateLimitRequest::clientIp;
 	}
 
 	/** Resolves the authenticated user's name, or the IP for anonymous requests. */
@@ -49,7 +61,7 @@ public final class KeyResolvers {
 		return (request) -> {
 			Principal principal = request.getUserPrincipal();
 			String name = (principal != null) ? principal.getName() : null;
-			return StringUtils.hasLength(name) ? name : request.getRemoteAddr();
+			return StringUtils.hasLength(name) ? name : request.clientIp();
 		};
 	}
 
@@ -57,7 +69,7 @@ public final class KeyResolvers {
 	public static KeyResolver header(String name) {
 		return (request) -> {
 			String value = request.getHeader(name);
-			return StringUtils.hasLength(value) ? value : request.getRemoteAddr();
+			return StringUtils.hasLength(value) ? value : request.clientIp();
 		};
 	}
 
@@ -66,8 +78,28 @@ public final class KeyResolvers {
 		return (request) -> GLOBAL;
 	}
 
-	/** Resolves the request's method and path within the application. */
+	/**
+	 * Resolves the endpoint that serves the request: its method and the route template of its handler, e.g.
+	 * {@code GET /api/reports/{user}} for {@code GET /api/reports/alice}, or {@value #UNMAPPED} when no handler maps
+	 * it. Subjects are as many as the application's routes (times the standard methods, any other being
+	 * {@code OTHER}), whatever clients send.
+	 */
 	public static KeyResolver endpoint() {
+		return (request) -> {
+			String route = request.route();
+			if (route == null) {
+				return UNMAPPED;
+			}
+			String method = request.getMethod();
+			return (METHODS.contains(method) ? method : "OTHER") + ' ' + route;
+		};
+	}
+
+	/**
+	 * Resolves the request's method and concrete path within the application, e.g. {@code GET /api/items/7}: one
+	 * subject per path a client asks for.
+	 */
+	public static KeyResolver path() {
 		return (request) -> request.getMethod() + ' ' + request.path();
 	}
 
@@ -76,7 +108,7 @@ public final class KeyResolvers {
 		return (request) -> {
 			Object value = expressions.evaluate(expression, request);
 			String subject = (value != null) ? value.toString() : null;
-			return StringUtils.hasLength(subject) ? subject : request.getRemoteAddr();
+			return StringUtils.hasLength(subject) ? subject : request.clientIp();
 		};
 	}
 
@@ -115,12 +147,13 @@ public final class KeyResolvers {
 	/**
 	 * Returns whether the subject of a key specification can be the client IP: with an {@code ip} part, or a part
 	 * that falls back to it ({@code user}, {@code api-key}, {@code header:}, a SpEL template) or may read it (a
-	 * {@code @bean}). Only keys made of {@code global} and {@code endpoint} never are.
+	 * {@code @bean}). Only keys made of {@code global}, {@code endpoint} and {@code path} never are.
 	 * @param spec the specification
 	 * @return whether a client that can choose its IP can choose its subject
 	 */
 	public static boolean mayUseClientIp(String spec) {
-		return !KeySpecification.split(spec).stream().allMatch((part) -> part.equalsIgnoreCase("global") || part.equalsIgnoreCase("endpoint"));
+		return !KeySpecification.split(spec).stream().allMatch((part) -> part.equalsIgnoreCase("global")
+				|| part.equalsIgnoreCase("endpoint") || part.equalsIgnoreCase("path"));
 	}
 
 	private static KeyResolver single(String part, String apiKeyHeader, RequestExpressions expressions,
@@ -145,6 +178,7 @@ public final class KeyResolvers {
 			case "api-key" -> header(apiKeyHeader);
 			case "global" -> global();
 			case "endpoint" -> endpoint();
+			case "path" -> path();
 			default -> throw new IllegalArgumentException("unknown key type '" + part + "'");
 		};
 	}

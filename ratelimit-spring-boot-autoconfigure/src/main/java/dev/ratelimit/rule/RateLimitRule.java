@@ -59,7 +59,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		catch (RuntimeException ex) {
 			// A key that cannot be resolved (e.g. a failing expression) must not escape the limit: use the IP.
 			failures.report(this.name, ResolutionPart.KEY, ex);
-			subject = request.getRemoteAddr();
+			subject = request.clientIp();
 		}
 		if (subject == null) {
 			return null;

@@ -54,6 +54,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private final AdmissionListener admissionListener;
 
+	private final ServletRateLimitRequests requests;
+
 	/**
 	 * Creates a filter for every rule.
 	 * @param rules the rules
@@ -93,6 +95,27 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
 			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase,
 			AdaptiveConcurrencyLimits adaptiveLimits, AdmissionListener admissionListener) {
+		this(rules, limiter, headersWriter, rejectionHandler, phase, adaptiveLimits, admissionListener,
+				ServletRateLimitRequests.defaults());
+	}
+
+	/**
+	 * Creates a filter for the rules of one phase, with adaptive concurrency limits, that sees requests through views
+	 * made with the application's settings.
+	 * @param rules the rules
+	 * @param limiter the limiter
+	 * @param headersWriter writes the headers
+	 * @param rejectionHandler answers denied requests
+	 * @param phase the phase whose rules it applies, or {@code null} for every rule
+	 * @param adaptiveLimits the adaptive concurrency limits
+	 * @param admissionListener told of every request a verdict of this filter admitted
+	 * @param requests makes the views of requests that keys read (client networks, routes)
+	 */
+	public RateLimitFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
+			RateLimitRejectionHandler rejectionHandler, @Nullable RulePhase phase,
+			AdaptiveConcurrencyLimits adaptiveLimits, AdmissionListener admissionListener,
+			ServletRateLimitRequests requests) {
+		this.requests = requests;
 		this.matcher = new RuleMatcher(rules);
 		this.limiter = limiter;
 		this.headersWriter = headersWriter;
@@ -126,7 +149,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		ServletRateLimitRequest view = new ServletRateLimitRequest(request);
+		ServletRateLimitRequest view = this.requests.of(request);
 		AdaptiveAdmission admission = admit(view);
 		Verdict verdict;
 		if (admission != null && admission.denial() != null) {

@@ -69,6 +69,8 @@ class ForwardedHeadersCheckTests {
 			.withPropertyValues("ratelimit.rules.everyone.key=global", "ratelimit.rules.everyone.limit=10",
 					"ratelimit.rules.everyone.period=1m", "ratelimit.rules.per-endpoint.key=endpoint",
 					"ratelimit.rules.per-endpoint.limit=10", "ratelimit.rules.per-endpoint.period=1m",
+					"ratelimit.rules.per-path.key=path+endpoint", "ratelimit.rules.per-path.limit=10",
+					"ratelimit.rules.per-path.period=1m",
 					"ratelimit.rules.capacity.algorithm=adaptive-concurrency",
 					"server.forward-headers-strategy=framework")
 			.run((context) -> assertThat(output).doesNotContain(WARNING));

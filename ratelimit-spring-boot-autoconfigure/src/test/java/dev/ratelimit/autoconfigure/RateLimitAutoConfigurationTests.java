@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import dev.ratelimit.ClientIp;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
@@ -22,6 +23,7 @@ import dev.ratelimit.web.RateLimitFilter;
 import dev.ratelimit.web.RateLimitHeadersWriter;
 import dev.ratelimit.web.RateLimitRejectionHandler;
 import dev.ratelimit.web.ServletRateLimitRequest;
+import dev.ratelimit.web.ServletRateLimitRequests;
 import dev.ratelimit.web.StandardRateLimitHeadersWriter;
 import jakarta.servlet.Filter;
 import org.junit.jupiter.api.Test;
@@ -292,6 +294,34 @@ class RateLimitAutoConfigurationTests {
 			.withPropertyValues("ratelimit.rules.login.limit=5")
 			.run((context) -> assertThat(analyze(context.getStartupFailure()).getDescription())
 				.contains("'ratelimit.rules.login.period'").contains("missing"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(textBlock = """
+			ipv4-prefix-length, 33, 32
+			ipv4-prefix-length, -1, 32
+			ipv6-prefix-length, 129, 128
+			ipv6-prefix-length, -8, 128
+			""")
+	void clientIpPrefixLengthsOutOfRangeFailNamingTheProperty(String property, int value, int maximum) {
+		this.runner.withPropertyValues("ratelimit.client-ip." + property + "=" + value).run((context) -> {
+			FailureAnalysis analysis = analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("'ratelimit.client-ip." + property + "'")
+				.contains("between 0 and " + maximum + " but was " + value);
+			assertThat(analysis.getAction()).contains("leading bits");
+		});
+	}
+
+	@Test
+	void clientIpPrefixLengthsReachEveryViewOfTheRequest() {
+		this.runner.withPropertyValues("ratelimit.client-ip.ipv4-prefix-length=24",
+				"ratelimit.client-ip.ipv6-prefix-length=48").run((context) -> {
+			assertThat(context.getBean(ClientIp.class).subject("2001:db8:1:2::7")).isEqualTo("2001:db8:1::/48");
+			MockHttpServletRequest request = new MockHttpServletRequest("GET", "/x");
+			request.setRemoteAddr("203.0.113.7");
+			assertThat(context.getBean(ServletRateLimitRequests.class).of(request).clientIp())
+				.isEqualTo("203.0.113.0/24");
+		});
 	}
 
 	@Test

@@ -1,7 +1,9 @@
 package dev.ratelimit.key;
 
+import dev.ratelimit.ClientIp;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitRequest;
+import dev.ratelimit.web.RouteLookup;
 import dev.ratelimit.web.ServletRateLimitRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +33,8 @@ class KeyResolversTests {
 		this.servletRequest.addHeader("A", "x");
 		this.servletRequest.addHeader("B", "y");
 		this.servletRequest.addHeader("X-Tenant", "acme");
+		// as Spring MVC leaves it once it has chosen the handler
+		this.servletRequest.setAttribute(RouteLookup.MATCHED_PATTERN_ATTRIBUTE, "/api/items");
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -66,6 +70,45 @@ class KeyResolversTests {
 		assertThat(parse("@tenant")).isSameAs(TENANT);
 		assertThat(parse(" ip ").resolve(this.request)).isEqualTo("10.0.0.1");
 		assertThat(parse("header:X-Tenant+endpoint").resolve(this.request)).isEqualTo("acme|GET /api/items");
+	}
+
+	@Test
+	void endpointIsTheRouteTemplateAndPathTheConcretePath() {
+		MockHttpServletRequest alice = new MockHttpServletRequest("GET", "/api/reports/alice");
+		alice.setAttribute(RouteLookup.MATCHED_PATTERN_ATTRIBUTE, "/api/reports/{user}");
+		MockHttpServletRequest bob = new MockHttpServletRequest("GET", "/api/reports/bob");
+		bob.setAttribute(RouteLookup.MATCHED_PATTERN_ATTRIBUTE, "/api/reports/{user}");
+		assertThat(parse("endpoint").resolve(new ServletRateLimitRequest(alice))).isEqualTo("GET /api/reports/{user}");
+		assertThat(parse("endpoint").resolve(new ServletRateLimitRequest(bob))).isEqualTo("GET /api/reports/{user}");
+		assertThat(parse("path").resolve(new ServletRateLimitRequest(alice))).isEqualTo("GET /api/reports/alice");
+		assertThat(parse("path").resolve(new ServletRateLimitRequest(bob))).isEqualTo("GET /api/reports/bob");
+	}
+
+	@Test
+	void requestsThatNoHandlerMapsShareOneEndpointWhateverTheirMethod() {
+		MockHttpServletRequest get = new MockHttpServletRequest("GET", "/nowhere/1");
+		MockHttpServletRequest post = new MockHttpServletRequest("POST", "/elsewhere");
+		assertThat(parse("endpoint").resolve(new ServletRateLimitRequest(get))).isEqualTo(KeyResolvers.UNMAPPED);
+		assertThat(parse("endpoint").resolve(new ServletRateLimitRequest(post))).isEqualTo(KeyResolvers.UNMAPPED);
+	}
+
+	@Test
+	void endpointsNameOnlyTheStandardMethods() {
+		MockHttpServletRequest custom = new MockHttpServletRequest("BREW", "/api/items");
+		custom.setAttribute(RouteLookup.MATCHED_PATTERN_ATTRIBUTE, "/api/items");
+		assertThat(parse("endpoint").resolve(new ServletRateLimitRequest(custom))).isEqualTo("OTHER /api/items");
+		assertThat(parse("path").resolve(new ServletRateLimitRequest(custom))).isEqualTo("BREW /api/items");
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "ip", "user", "api-key", "header:X-Missing", "#{''}", "#{request.getHeader('X-Missing')}" })
+	void everyIpSubjectIsTheClientNetwork(String spec) {
+		MockHttpServletRequest anonymous = new MockHttpServletRequest("GET", "/api/items");
+		anonymous.setRemoteAddr("2001:db8:1:2:aaaa::7");
+		ClientIp by48 = ClientIp.of(32, 48);
+		assertThat(parse(spec).resolve(new ServletRateLimitRequest(anonymous))).isEqualTo("2001:db8:1:2::/64");
+		assertThat(parse(spec).resolve(new ServletRateLimitRequest(anonymous, by48, RouteLookup.matchedPattern())))
+			.isEqualTo("2001:db8:1::/48");
 	}
 
 	@ParameterizedTest(name = "{0}")

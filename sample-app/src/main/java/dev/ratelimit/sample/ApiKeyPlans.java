@@ -34,13 +34,14 @@ public class ApiKeyPlans implements KeyResolver {
 
 	/**
 	 * Returns the subject of the {@code search} rule: the request's API key when it is a known one, else the client
-	 * IP as {@code ip:<address>}. Keyed by the header as sent, every invented key would get a quota of its own; this
+	 * network as {@code ip:<network>} (the address masked as {@code ratelimit.client-ip.*} says, so one IPv6 customer is
+	 * one client). Keyed by the header as sent, every invented key would get a quota of its own; this
 	 * way requests without a key and with any unknown key share one budget per client, and the prefix keeps an
 	 * address from ever naming a key's quota.
 	 */
 	public String knownKeyOrClientIp(RateLimitRequest request) {
 		String apiKey = request.getHeader(this.header);
-		return (planOf(apiKey) != null) ? apiKey : CLIENT_IP_PREFIX + request.getRemoteAddr();
+		return (planOf(apiKey) != null) ? apiKey : CLIENT_IP_PREFIX + request.clientIp();
 	}
 
 	/** Returns the plan of an API key, or {@code null} for a missing or unknown key. */

@@ -8,8 +8,9 @@ import io.lettuce.core.ReadFrom;
 import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.RedisCredentialsProviderFactory;
@@ -47,27 +48,31 @@ final class LimiterConnectionFactory {
 
 	/**
 	 * Creates (not yet started) a factory for the same Redis as {@code shared} whose connections reject commands
-	 * while disconnected.
+	 * while disconnected, or returns {@code null} when the servers of {@code shared} cannot be told: a factory built
+	 * with a standalone configuration through the untyped constructor, whose standalone configuration is then not the
+	 * one it connects to (nor is a static master/replica factory's, which this cannot tell apart from the default
+	 * {@code localhost:6379}; see {@link RedisRateLimitStoreBuilder#ownConnection}).
 	 * @param shared the application's factory
-	 * @return the store's own factory
+	 * @return the store's own factory, or {@code null}
 	 */
-	static LettuceConnectionFactory rejectingWhileDisconnected(LettuceConnectionFactory shared) {
+	static @Nullable LettuceConnectionFactory rejectingWhileDisconnected(LettuceConnectionFactory shared) {
 		LettuceClientConfiguration client = new RejectingClientConfiguration(shared.getClientConfiguration(),
 				shared.isClusterAware());
-		return new LettuceConnectionFactory(redisConfiguration(shared), client);
-	}
-
-	private static RedisConfiguration redisConfiguration(LettuceConnectionFactory shared) {
 		if (shared.isClusterAware()) {
-			return shared.getClusterConfiguration();
+			return new LettuceConnectionFactory(shared.getClusterConfiguration(), client);
 		}
 		if (shared.isRedisSentinelAware()) {
-			return shared.getSentinelConfiguration();
+			return new LettuceConnectionFactory(shared.getSentinelConfiguration(), client);
 		}
 		if (shared.getSocketConfiguration() != null) {
-			return shared.getSocketConfiguration();
+			return new LettuceConnectionFactory(shared.getSocketConfiguration(), client);
 		}
-		return shared.getStandaloneConfiguration();
+		RedisStandaloneConfiguration standalone = shared.getStandaloneConfiguration();
+		if (!standalone.getHostName().equals(shared.getHostName()) || standalone.getPort() != shared.getPort()
+				|| standalone.getDatabase() != shared.getDatabase()) {
+			return null;
+		}
+		return new LettuceConnectionFactory(standalone, client);
 	}
 
 	/** The application's client configuration with client options that reject commands while disconnected. */

@@ -56,8 +56,10 @@ public final class RedisRateLimitStoreBuilder {
 	 * has long decided without them: a check charged in Redis for a request it did not admit. Without its own
 	 * connection the store cancels the commands of calls it gives up, which covers those still queued, not those that
 	 * a broken connection had written and Lettuce writes again after the reconnect. Its own factory is not needed (and
-	 * not created) when the application's already rejects commands while disconnected, and cannot be derived for a
-	 * static master/replica setup ({@code spring.data.redis.masterreplica.*}): switch it off there.
+	 * not created) when the application's already rejects commands while disconnected, nor when its servers cannot be
+	 * told (a standalone configuration passed to the untyped constructor); it cannot be told apart from the default
+	 * {@code localhost:6379} for a static master/replica setup ({@code spring.data.redis.masterreplica.*}): switch it
+	 * off there (the auto-configuration does).
 	 * @param ownConnection whether to use its own connection factory
 	 * @return this builder
 	 */
@@ -80,6 +82,9 @@ public final class RedisRateLimitStoreBuilder {
 			return new RedisRateLimitStore(this.connectionFactory, this.keyPrefix, this.timeout);
 		}
 		LettuceConnectionFactory own = LimiterConnectionFactory.rejectingWhileDisconnected(this.connectionFactory);
+		if (own == null) {
+			return new RedisRateLimitStore(this.connectionFactory, this.keyPrefix, this.timeout);
+		}
 		own.afterPropertiesSet();
 		own.start();
 		try {

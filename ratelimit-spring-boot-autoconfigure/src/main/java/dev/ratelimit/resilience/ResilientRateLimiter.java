@@ -30,6 +30,9 @@ import org.jspecify.annotations.Nullable;
  * this instance's memory, {@code allow} admits, {@code deny} rejects the request as {@link Verdict#storeUnavailable()
  * store unavailable} (503).</li>
  * </ul>
+ * A store split into {@link FailureDomains failure domains} (the masters of a Redis Cluster) has a breaker and a probe
+ * per part, so that one failed master sends only the requests for its keys to the fallback.
+ * <p>
  * Who decides ({@link #state()}) is the circuit breaker's state; its changes are published to the listener
  * ({@link RateLimitListener#onStoreStateChange}) and logged at WARN, at most one outage every 10 seconds. Built by
  * {@link #builder(RateLimitStore)}.
@@ -38,11 +41,7 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 
 	private static final Log logger = LogFactory.getLog(ResilientRateLimiter.class);
 
-	private final GuardedStore store;
-
-	private final CircuitBreakerStoreState state;
-
-	private final StoreProbe probe;
+	private final StoreParts parts;
 
 	private final FallbackDecider fallback;
 
@@ -50,11 +49,9 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 
 	private final RateLimitListener listener;
 
-	ResilientRateLimiter(GuardedStore store, CircuitBreakerStoreState state, FallbackDecider fallback,
-			@Nullable DenyCache denyCache, RateLimitListener listener) {
-		this.store = store;
-		this.state = state;
-		this.probe = new StoreProbe(store);
+	ResilientRateLimiter(StoreParts parts, FallbackDecider fallback, @Nullable DenyCache denyCache,
+			RateLimitListener listener) {
+		this.parts = parts;
 		this.fallback = fallback;
 		this.denyCache = denyCache;
 		this.listener = listener;
@@ -81,18 +78,19 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 				return remembered;
 			}
 		}
-		if (this.state.state() != StoreState.REDIS) {
+		StoreParts.Part part = this.parts.partFor(checks);
+		if (part.state.state() != StoreState.REDIS) {
 			// Open or half open: decide without the store at once, and let a background probe find out whether the
 			// store is back. No request waits on a probe.
-			this.probe.probe(checks);
+			part.probe.probe(checks);
 			return fallBack(checks);
 		}
-		if (!this.store.circuitBreaker().tryAcquirePermission()) {
+		if (!part.store.circuitBreaker().tryAcquirePermission()) {
 			return fallBack(checks);
 		}
 		Verdict verdict;
 		try {
-			verdict = this.store.evaluate(checks, this.listener);
+			verdict = part.store.evaluate(checks, this.listener);
 		}
 		catch (RuntimeException ex) {
 			// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
@@ -136,9 +134,10 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 			return List.of();
 		}
 		List<Boolean> held = new ArrayList<>(operation.apply(this.fallback.leaseHolder(), leases));
-		if (this.store.circuitBreaker().getState() == CircuitBreaker.State.CLOSED) {
+		GuardedStore store = this.parts.main().store;
+		if (store.circuitBreaker().getState() == CircuitBreaker.State.CLOSED) {
 			try {
-				List<Boolean> shared = operation.apply(this.store.leaseHolder(), leases);
+				List<Boolean> shared = operation.apply(store.leaseHolder(), leases);
 				for (int i = 0; i < held.size(); i++) {
 					held.set(i, held.get(i) || shared.get(i));
 				}
@@ -160,24 +159,32 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 			this.denyCache.forget(policy.name(), subject);
 		}
 		this.fallback.reset(policy, subject);
-		this.store.reset(policy, subject);
+		this.parts.main().store.reset(policy, subject);
 	}
 
-	/** Stops the background probe thread. */
+	/** Stops the background probe threads. */
 	@Override
 	public void close() {
-		this.probe.close();
+		this.parts.close();
 	}
 
-	/** Returns who decides right now: the circuit breaker's state. */
+	/**
+	 * Returns who decides right now: the circuit breaker's state; with a store split into
+	 * {@link FailureDomains failure domains}, {@code FALLBACK} while any part in use is unavailable.
+	 */
 	@Override
 	public StoreState state() {
-		return this.state.state();
+		return this.parts.state();
 	}
 
 	@Override
 	public CircuitBreaker.State circuitState() {
-		return this.store.circuitBreaker().getState();
+		return this.parts.circuitState();
+	}
+
+	@Override
+	public List<String> unavailableNodes() {
+		return this.parts.unavailable();
 	}
 
 	@Override
@@ -185,9 +192,12 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 		return (this.denyCache != null) ? this.denyCache.size() : 0;
 	}
 
-	/** Returns the circuit breaker around the shared store. */
+	/**
+	 * Returns the circuit breaker around the shared store; with {@link FailureDomains failure domains}, the breaker of
+	 * requests whose part is not known (each part has its own, named {@code <this breaker's name>@<part>}).
+	 */
 	public CircuitBreaker circuitBreaker() {
-		return this.store.circuitBreaker();
+		return this.parts.main().store.circuitBreaker();
 	}
 
 	/** Returns the deny cache, or {@code null} when it is switched off. */

@@ -11,6 +11,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.RedisNode;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -36,9 +37,9 @@ class LimiterConnectionFactoryTests {
 			.build());
 		assertThat(LimiterConnectionFactory.rejectsWhileDisconnected(shared)).as("Lettuce's default queues").isFalse();
 		LettuceConnectionFactory own = LimiterConnectionFactory.rejectingWhileDisconnected(shared);
-		assertThat(own.getStandaloneConfiguration().getHostName()).isEqualTo("10.0.0.7");
-		assertThat(own.getStandaloneConfiguration().getPort()).isEqualTo(6380);
-		assertThat(own.getStandaloneConfiguration().getDatabase()).isEqualTo(3);
+		assertThat(own.getHostName()).isEqualTo("10.0.0.7");
+		assertThat(own.getPort()).isEqualTo(6380);
+		assertThat(own.getDatabase()).isEqualTo(3);
 		assertThat(own.getClientConfiguration().getCommandTimeout()).isEqualTo(Duration.ofSeconds(7));
 		assertThat(own.getClientConfiguration().getClientName()).contains("app");
 		assertThat(own.getClientConfiguration().getReadFrom()).as("the store always writes to the master").isEmpty();
@@ -78,6 +79,15 @@ class LimiterConnectionFactoryTests {
 		assertThat(own.getSentinelConfiguration().getMaster().getName()).isEqualTo("mymaster");
 		assertThat(own.getSentinelConfiguration().getSentinels()).extracting(RedisNode::asString)
 			.containsExactlyInAnyOrder("10.0.0.1:26379", "10.0.0.2:26379");
+	}
+
+	@Test
+	void aFactoryWhoseServersCannotBeToldIsNotCopied() {
+		RedisConfiguration untyped = new RedisStandaloneConfiguration("10.0.0.7", 6380);
+		LettuceConnectionFactory shared = new LettuceConnectionFactory(untyped,
+				LettuceClientConfiguration.defaultConfiguration());
+		assertThat(LimiterConnectionFactory.rejectingWhileDisconnected(shared)).isNull();
+		assertThat(new RedisRateLimitStoreBuilder(shared, "rl").build().rejectsWhileDisconnected()).isFalse();
 	}
 
 	@Test

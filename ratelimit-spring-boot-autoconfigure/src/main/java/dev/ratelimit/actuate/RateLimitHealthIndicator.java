@@ -1,6 +1,5 @@
 package dev.ratelimit.actuate;
 
-import java.util.List;
 import java.util.Locale;
 
 import dev.ratelimit.resilience.StoreStatus;
@@ -12,8 +11,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * Health of rate limiting. Always UP while decisions can be made: a Redis outage with the fallback deciding is
  * reported in the details ({@code state: fallback}, the circuit state), not as DOWN, because the application still
- * works. In a Redis Cluster, the masters that are unavailable (being failed over) are named in
- * {@code unavailable-nodes}.
+ * works.
  */
 public class RateLimitHealthIndicator implements HealthIndicator {
 
@@ -38,10 +36,6 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 		CircuitBreaker.State circuit = this.status.circuitState();
 		if (circuit != null) {
 			health.withDetail("circuit", circuit.name().toLowerCase(Locale.ROOT));
-		}
-		List<String> unavailable = this.status.unavailableNodes();
-		if (!unavailable.isEmpty()) {
-			health.withDetail("unavailable-nodes", unavailable);
 		}
 		return health.build();
 	}

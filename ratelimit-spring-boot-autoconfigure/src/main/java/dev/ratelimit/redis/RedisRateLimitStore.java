@@ -3,11 +3,8 @@ package dev.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -23,11 +20,6 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreException;
-import dev.ratelimit.resilience.FailureDomains;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.models.partitions.Partitions;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -53,7 +45,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * own connection factory that rejects commands while disconnected instead of queueing them for after the reconnect
  * (see {@code docs/resilience.md}); on a connection that queues, a given-up call cancels its commands still queued.
  */
-public class RedisRateLimitStore implements RateLimitStore, FailureDomains, AutoCloseable {
+public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
@@ -257,73 +249,6 @@ public class RedisRateLimitStore implements RateLimitStore, FailureDomains, Auto
 		byte[] key = this.keys.key(policy.name(), subject).getBytes(StandardCharsets.UTF_8);
 		IssuedCommands commands = call();
 		await(commands.abandonWhenCancelled(commands.issue((redis) -> redis.del(key))));
-	}
-
-	/**
-	 * Returns the master that holds these checks' keys in a Redis Cluster, as {@code host:port} (several, sorted and
-	 * joined with {@code ,}, when the keys are on several masters), as the client's current view of the topology
-	 * says; {@code ""} outside a Cluster or before the topology is known. The limiter keeps a circuit breaker per master.
-	 */
-	@Override
-	public String domainOf(List<RateLimitCheck> checks) {
-		Partitions partitions = partitions();
-		if (partitions == null) {
-			return "";
-		}
-		String first = null;
-		TreeSet<String> all = null;
-		for (RateLimitCheck check : checks) {
-			byte[] key = key(check.policy(), check.subject()).getBytes(StandardCharsets.UTF_8);
-			RedisClusterNode master = partitions.getMasterBySlot(SlotHash.getSlot(key));
-			if (master == null) {
-				return "";
-			}
-			String address = address(master);
-			if (first == null) {
-				first = address;
-			}
-			else if (!first.equals(address)) {
-				if (all == null) {
-					all = new TreeSet<>(List.of(first));
-				}
-				all.add(address);
-			}
-		}
-		return (all != null) ? String.join(",", all) : (first != null) ? first : "";
-	}
-
-	/** Returns whether every master of a {@link #domainOf domain} still holds slots (one failed over does not). */
-	@Override
-	public boolean isCurrent(String domain) {
-		Partitions partitions = partitions();
-		if (partitions == null || domain.isEmpty()) {
-			return true;
-		}
-		Set<String> masters = new HashSet<>();
-		for (RedisClusterNode node : partitions) {
-			if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)
-					&& !node.getSlots().isEmpty()) {
-				masters.add(address(node));
-			}
-		}
-		return masters.containsAll(List.of(domain.split(",")));
-	}
-
-	private @Nullable Partitions partitions() {
-		if (this.connectionFactory.isClusterAware()
-				&& this.connectionFactory.getNativeClient() instanceof RedisClusterClient client) {
-			try {
-				return client.getPartitions();
-			}
-			catch (RuntimeException ex) {
-				return null;
-			}
-		}
-		return null;
-	}
-
-	private static String address(RedisClusterNode node) {
-		return node.getUri().getHost() + ":" + node.getUri().getPort();
 	}
 
 	/** Returns the key under which a subject's state of a policy is stored. */

@@ -30,9 +30,6 @@ import org.jspecify.annotations.Nullable;
  * this instance's memory, {@code allow} admits, {@code deny} rejects the request as {@link Verdict#storeUnavailable()
  * store unavailable} (503).</li>
  * </ul>
- * A store split into {@link FailureDomains failure domains} (the masters of a Redis Cluster) has a breaker and a probe
- * per part, so that one failed master sends only the requests for its keys to the fallback.
- * <p>
  * Who decides ({@link #state()}) is the circuit breaker's state; its changes are published to the listener
  * ({@link RateLimitListener#onStoreStateChange}) and logged at WARN, at most one outage every 10 seconds. Built by
  * {@link #builder(RateLimitStore)}.
@@ -41,7 +38,11 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 
 	private static final Log logger = LogFactory.getLog(ResilientRateLimiter.class);
 
-	private final StoreParts parts;
+	private final GuardedStore store;
+
+	private final CircuitBreakerStoreState state;
+
+	private final StoreProbe probe;
 
 	private final FallbackDecider fallback;
 
@@ -49,9 +50,11 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 
 	private final RateLimitListener listener;
 
-	ResilientRateLimiter(StoreParts parts, FallbackDecider fallback, @Nullable DenyCache denyCache,
-			RateLimitListener listener) {
-		this.parts = parts;
+	ResilientRateLimiter(GuardedStore store, CircuitBreakerStoreState state, FallbackDecider fallback,
+			@Nullable DenyCache denyCache, RateLimitListener listener) {
+		this.store = store;
+		this.state = state;
+		this.probe = new StoreProbe(store);
 		this.fallback = fallback;
 		this.denyCache = denyCache;
 		this.listener = listener;
@@ -78,19 +81,18 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 				return remembered;
 			}
 		}
-		StoreParts.Part part = this.parts.partFor(checks);
-		if (part.state.state() != StoreState.REDIS) {
+		if (this.state.state() != StoreState.REDIS) {
 			// Open or half open: decide without the store at once, and let a background probe find out whether the
 			// store is back. No request waits on a probe.
-			part.probe.probe(checks);
+			this.probe.probe(checks);
 			return fallBack(checks);
 		}
-		if (!part.store.circuitBreaker().tryAcquirePermission()) {
+		if (!this.store.circuitBreaker().tryAcquirePermission()) {
 			return fallBack(checks);
 		}
 		Verdict verdict;
 		try {
-			verdict = part.store.evaluate(checks, this.listener);
+			verdict = this.store.evaluate(checks, this.listener);
 		}
 		catch (RuntimeException ex) {
 			// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
@@ -134,10 +136,9 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 			return List.of();
 		}
 		List<Boolean> held = new ArrayList<>(operation.apply(this.fallback.leaseHolder(), leases));
-		GuardedStore store = this.parts.main().store;
-		if (store.circuitBreaker().getState() == CircuitBreaker.State.CLOSED) {
+		if (this.store.circuitBreaker().getState() == CircuitBreaker.State.CLOSED) {
 			try {
-				List<Boolean> shared = operation.apply(store.leaseHolder(), leases);
+				List<Boolean> shared = operation.apply(this.store.leaseHolder(), leases);
 				for (int i = 0; i < held.size(); i++) {
 					held.set(i, held.get(i) || shared.get(i));
 				}
@@ -159,32 +160,24 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 			this.denyCache.forget(policy.name(), subject);
 		}
 		this.fallback.reset(policy, subject);
-		this.parts.main().store.reset(policy, subject);
+		this.store.reset(policy, subject);
 	}
 
-	/** Stops the background probe threads. */
+	/** Stops the background probe thread. */
 	@Override
 	public void close() {
-		this.parts.close();
+		this.probe.close();
 	}
 
-	/**
-	 * Returns who decides right now: the circuit breaker's state; with a store split into
-	 * {@link FailureDomains failure domains}, {@code FALLBACK} while any part in use is unavailable.
-	 */
+	/** Returns who decides right now: the circuit breaker's state. */
 	@Override
 	public StoreState state() {
-		return this.parts.state();
+		return this.state.state();
 	}
 
 	@Override
 	public CircuitBreaker.State circuitState() {
-		return this.parts.circuitState();
-	}
-
-	@Override
-	public List<String> unavailableNodes() {
-		return this.parts.unavailable();
+		return this.store.circuitBreaker().getState();
 	}
 
 	@Override
@@ -192,12 +185,9 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 		return (this.denyCache != null) ? this.denyCache.size() : 0;
 	}
 
-	/**
-	 * Returns the circuit breaker around the shared store; with {@link FailureDomains failure domains}, the breaker of
-	 * requests whose part is not known (each part has its own, named {@code <this breaker's name>@<part>}).
-	 */
+	/** Returns the circuit breaker around the shared store. */
 	public CircuitBreaker circuitBreaker() {
-		return this.parts.main().store.circuitBreaker();
+		return this.store.circuitBreaker();
 	}
 
 	/** Returns the deny cache, or {@code null} when it is switched off. */

@@ -216,9 +216,8 @@ public final class ResilientRateLimiterBuilder {
 				: new LocalRateLimitStore(100_000, Clock.systemUTC());
 		RateLimitListener stateListeners = RateLimitListener
 			.composite(List.of(new StoreStateLog(this.nanoTime, LOG_INTERVAL.toNanos()), this.listener));
-		FailureDomains domains = (this.store instanceof FailureDomains split) ? split : null;
-		return new ResilientRateLimiter(
-				new StoreParts(new StoreRateLimiter(this.store), breaker, domains, stateListeners, this.nanoTime),
+		return new ResilientRateLimiter(new GuardedStore(new StoreRateLimiter(this.store), breaker, this.nanoTime),
+				new CircuitBreakerStoreState(breaker, stateListeners),
 				new FallbackDecider(new StoreRateLimiter(fallbackStore), this.failureModes, retryAfter), denyCache,
 				this.listener);
 	}

@@ -1,7 +1,5 @@
 package dev.ratelimit.resilience;
 
-import java.util.List;
-
 import dev.ratelimit.StoreState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
@@ -22,14 +20,6 @@ public interface StoreStatus {
 
 	/** Returns the number of denials remembered by the deny cache (an estimate), 0 without one. */
 	long denyCacheSize();
-
-	/**
-	 * Returns the parts of the shared store in use that are unavailable, e.g. {@code host:port} of a Redis Cluster
-	 * master being failed over ({@code *} for the store as a whole); empty when all are available or there are none.
-	 */
-	default List<String> unavailableNodes() {
-		return List.of();
-	}
 
 	/** Returns the status of a limiter that decides in this instance's memory only. */
 	static StoreStatus local() {

@@ -386,6 +386,21 @@ public class RateLimitProperties {
 			this.memoryCheckInterval = memoryCheckInterval;
 		}
 
+		/**
+		 * Whether the store connects through its own copy of the application's Lettuce connection factory whose
+		 * connections reject commands while disconnected, so that no check is queued and charged after a reconnect.
+		 * Not applied with a static master/replica setup (spring.data.redis.masterreplica.nodes).
+		 */
+		private boolean ownConnection = true;
+
+		public boolean isOwnConnection() {
+			return this.ownConnection;
+		}
+
+		public void setOwnConnection(boolean ownConnection) {
+			this.ownConnection = ownConnection;
+		}
+
 		public boolean isCapReconnectDelay() {
 			return this.capReconnectDelay;
 		}

@@ -36,6 +36,7 @@ import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderC
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -155,13 +156,16 @@ public final class RateLimitRedisAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	RedisRateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties,
-			ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers) {
+			Environment environment, ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers) {
 		if (properties.getRedis().getTimeout().isNegative() || properties.getRedis().getTimeout().isZero()) {
 			throw new InvalidRateLimitConfigurationException("ratelimit.redis.timeout", "must be positive",
 					"Set it to how long a rate limit decision may wait for Redis, e.g. 100ms");
 		}
 		RedisRateLimitStoreBuilder builder = new RedisRateLimitStoreBuilder(connectionFactory, properties.getKeyPrefix())
-			.timeout(properties.getRedis().getTimeout());
+			.timeout(properties.getRedis().getTimeout())
+			// a static master/replica factory does not tell its servers, so it cannot be copied
+			.ownConnection(properties.getRedis().isOwnConnection()
+					&& !environment.containsProperty("spring.data.redis.masterreplica.nodes"));
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		try {
 			RedisRateLimitStore store = builder.build();

@@ -7,7 +7,6 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Lease;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,7 +40,7 @@ final class LeaseScript {
 	 * @param operation release or renew
 	 * @return for each lease, whether it was held
 	 */
-	CompletableFuture<List<Boolean>> run(RedisScriptingAsyncCommands<byte[], byte[]> commands, byte[][] keys,
+	CompletableFuture<List<Boolean>> run(IssuedCommands commands, byte[][] keys,
 			List<Lease> leases, @Nullable Long explicitNowMicros, Operation operation) {
 		byte[][] args = new byte[2 + 3 * leases.size()][];
 		args[0] = (explicitNowMicros != null) ? ascii(explicitNowMicros) : new byte[0];
@@ -62,7 +61,7 @@ final class LeaseScript {
 	}
 
 	/** Loads the script into Redis ({@code SCRIPT LOAD}). */
-	CompletableFuture<String> load(RedisScriptingAsyncCommands<byte[], byte[]> commands) {
+	CompletableFuture<String> load(IssuedCommands commands) {
 		return this.script.load(commands);
 	}
 

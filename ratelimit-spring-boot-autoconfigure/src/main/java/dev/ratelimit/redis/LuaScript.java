@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 
 /**
  * A Lua script under {@code META-INF/ratelimit/scripts/}, run by SHA with a fallback to the full text when Redis does
@@ -32,23 +31,22 @@ final class LuaScript {
 
 	/**
 	 * Runs the script.
-	 * @param commands where to run it
+	 * @param commands where to run it: the commands of one call of the store, which the {@code EVAL} fallback joins
+	 * (and which issue nothing once the call is abandoned)
 	 * @param keys its keys
 	 * @param args its arguments
 	 * @return its reply, a list
 	 */
-	CompletableFuture<List<Object>> run(RedisScriptingAsyncCommands<byte[], byte[]> commands, byte[][] keys,
-			byte[][] args) {
-		return commands.<List<Object>>evalsha(this.sha, ScriptOutputType.MULTI, keys, args)
-			.toCompletableFuture()
+	CompletableFuture<List<Object>> run(IssuedCommands commands, byte[][] keys, byte[][] args) {
+		return commands.issue((redis) -> redis.<List<Object>>evalsha(this.sha, ScriptOutputType.MULTI, keys, args))
 			.exceptionallyCompose((ex) -> isNoScript(ex)
-					? commands.<List<Object>>eval(this.source, ScriptOutputType.MULTI, keys, args).toCompletableFuture()
+					? commands.issue((redis) -> redis.<List<Object>>eval(this.source, ScriptOutputType.MULTI, keys, args))
 					: CompletableFuture.failedFuture(ex));
 	}
 
 	/** Loads the script into Redis ({@code SCRIPT LOAD}), so that the next calls need no {@code EVAL} fallback. */
-	CompletableFuture<String> load(RedisScriptingAsyncCommands<byte[], byte[]> commands) {
-		return commands.scriptLoad(this.source).toCompletableFuture();
+	CompletableFuture<String> load(IssuedCommands commands) {
+		return commands.issue((redis) -> redis.scriptLoad(this.source));
 	}
 
 	private static boolean isNoScript(Throwable ex) {

@@ -13,7 +13,6 @@ import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.algorithm.Algorithms;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -83,7 +82,7 @@ final class RateLimitScript {
 	 * @param leaseId the id of the leases that the concurrency checks acquire (or, for a refund, acquired); may be
 	 * {@code ""} when none does
 	 */
-	CompletableFuture<Reply> run(RedisScriptingAsyncCommands<byte[], byte[]> commands, byte[][] keys,
+	CompletableFuture<Reply> run(IssuedCommands commands, byte[][] keys,
 			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode, String leaseId) {
 		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks.size()][];
 		args[0] = (explicitNowMicros != null) ? ascii(explicitNowMicros) : EMPTY;
@@ -108,7 +107,7 @@ final class RateLimitScript {
 	}
 
 	/** Loads the script into Redis ({@code SCRIPT LOAD}), so that the next calls need no {@code EVAL} fallback. */
-	CompletableFuture<String> load(RedisScriptingAsyncCommands<byte[], byte[]> commands) {
+	CompletableFuture<String> load(IssuedCommands commands) {
 		return this.script.load(commands);
 	}
 

@@ -20,7 +20,6 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreException;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +38,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <p>
  * Concurrency checks acquire their leases in the same script call; {@link #release} and {@link #renew} run
  * {@code lease.lua}, one call for all leases (in a Cluster, one per lease, concurrently).
+ * <p>
+ * A call that is not answered within the timeout (or whose future is cancelled) is given up: it issues no further
+ * command (no {@code EVAL} fallback), and when a command of it that was already sent still runs and consumes, what it
+ * consumed is given back as soon as its reply arrives. Built by {@link RedisRateLimitStoreBuilder}, the store uses its
+ * own connection factory that rejects commands while disconnected instead of queueing them for after the reconnect
+ * (see {@code docs/resilience.md}); on a connection that queues, a given-up call cancels its commands still queued.
  */
 public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -59,6 +64,12 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	private final SlotGroupedEvaluation slotGrouped = new SlotGroupedEvaluation(this.scripts);
 
 	private final RedisConnectionHolder connection;
+
+	/** Whether the connection queues commands while disconnected, so that a given-up call must cancel its own. */
+	private final boolean queuesWhileDisconnected;
+
+	/** The store's own connection factory, closed with it, or {@code null} when it uses the application's. */
+	private final @Nullable LettuceConnectionFactory ownFactory;
 
 	/**
 	 * Creates a store on Redis's clock.
@@ -93,6 +104,16 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 */
 	public RedisRateLimitStore(LettuceConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout,
 			@Nullable LongSupplier explicitNowMicros, Supplier<String> leaseIds) {
+		this(connectionFactory, keyPrefix, commandTimeout, explicitNowMicros, leaseIds, false);
+	}
+
+	/**
+	 * Creates a store, on its own factory when {@code ownsFactory}: one that the store started and closes.
+	 */
+	RedisRateLimitStore(LettuceConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout,
+			@Nullable LongSupplier explicitNowMicros, Supplier<String> leaseIds, boolean ownsFactory) {
+		this.ownFactory = ownsFactory ? connectionFactory : null;
+		this.queuesWhileDisconnected = !LimiterConnectionFactory.rejectsWhileDisconnected(connectionFactory);
 		this.leaseIds = Objects.requireNonNull(leaseIds, "leaseIds");
 		this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
 		this.keys = new RedisKeys(keyPrefix);
@@ -134,16 +155,22 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		if (checks.isEmpty()) {
 			return CompletableFuture.completedFuture(List.of());
 		}
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+		IssuedCommands call = call();
 		Long now = now();
 		byte[][] keyBytes = keys(checks, (check) -> key(check.policy(), check.subject()));
 		boolean acquires = checks.stream().anyMatch(RateLimitCheck::acquiresLease);
 		String leaseId = (mode == RateLimitScript.Mode.EVALUATE && acquires) ? this.leaseIds.get() : "";
-		if (checks.size() == 1 || !this.connectionFactory.isClusterAware()) {
-			return this.scripts.forChecks(checks, mode).run(commands, keyBytes, checks, now, mode, leaseId)
-				.thenApply(RateLimitScript.Reply::decisions);
+		if (checks.size() > 1 && this.connectionFactory.isClusterAware()) {
+			return call.abandonWhenCancelled(this.slotGrouped.decide(call, keyBytes, checks, now, mode, leaseId));
 		}
-		return this.slotGrouped.decide(commands, keyBytes, checks, now, mode, leaseId);
+		CompletableFuture<RateLimitScript.Reply> reply = this.scripts.forChecks(checks, mode)
+			.run(call, keyBytes, checks, now, mode, leaseId);
+		if (mode == RateLimitScript.Mode.EVALUATE) {
+			// given up but run after all: give back what it consumed, since the request was decided without it
+			call.compensable(reply, (admitted) -> admitted.allowed() ? this.scripts.refund(call.compensations(),
+					keyBytes, checks, admitted, now, leaseId) : CompletableFuture.completedFuture(admitted));
+		}
+		return call.abandonWhenCancelled(reply.thenApply(RateLimitScript.Reply::decisions));
 	}
 
 	private static <T> byte[][] keys(List<T> items, Function<T, String> key) {
@@ -190,11 +217,11 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		if (leases.isEmpty()) {
 			return CompletableFuture.completedFuture(List.of());
 		}
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+		IssuedCommands commands = call();
 		Long now = now();
 		byte[][] keyBytes = keys(leases, (lease) -> key(lease.policy(), lease.subject()));
 		if (leases.size() == 1 || !this.connectionFactory.isClusterAware()) {
-			return this.scripts.leases().run(commands, keyBytes, leases, now, operation);
+			return commands.abandonWhenCancelled(this.scripts.leases().run(commands, keyBytes, leases, now, operation));
 		}
 		// each lease is one key, so one call each (no two leases need to change together)
 		List<CompletableFuture<List<Boolean>>> calls = new ArrayList<>(leases.size());
@@ -202,8 +229,8 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			calls.add(this.scripts.leases().run(commands, new byte[][] { keyBytes[i] }, List.of(leases.get(i)), now,
 					operation));
 		}
-		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-			.thenApply((done) -> calls.stream().map((call) -> call.join().get(0)).toList());
+		return commands.abandonWhenCancelled(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+			.thenApply((done) -> calls.stream().map((call) -> call.join().get(0)).toList()));
 	}
 
 	/**
@@ -212,15 +239,16 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 * the node that the connection picks, others load on first use.
 	 */
 	public void loadScripts() {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
-		await(CompletableFuture.allOf(this.scripts.general().load(commands), this.scripts.gcra().load(commands),
-				this.scripts.leases().load(commands)));
+		IssuedCommands commands = call();
+		await(commands.abandonWhenCancelled(CompletableFuture.allOf(this.scripts.general().load(commands),
+				this.scripts.gcra().load(commands), this.scripts.leases().load(commands))));
 	}
 
 	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
 		byte[] key = this.keys.key(policy.name(), subject).getBytes(StandardCharsets.UTF_8);
-		await(commands().del(key).toCompletableFuture());
+		IssuedCommands commands = call();
+		await(commands.abandonWhenCancelled(commands.issue((redis) -> redis.del(key))));
 	}
 
 	/** Returns the key under which a subject's state of a policy is stored. */
@@ -228,14 +256,26 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		return this.keys.key(policy.name(), subject);
 	}
 
-	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
-		return this.connection.commands();
+	/**
+	 * Returns whether the store's connection rejects commands while disconnected (its own connection factory, or the
+	 * application's when that one does), rather than queueing them for after the reconnect.
+	 */
+	public boolean rejectsWhileDisconnected() {
+		return !this.queuesWhileDisconnected;
 	}
 
-	/** Gives back the connection this store holds. */
+	/** Returns the commands of one call on the held connection. */
+	private IssuedCommands call() {
+		return new IssuedCommands(this.connection.commands(), this.queuesWhileDisconnected);
+	}
+
+	/** Gives back the connection this store holds, and closes its own connection factory if it has one. */
 	@Override
 	public void close() {
 		this.connection.close();
+		if (this.ownFactory != null) {
+			this.ownFactory.destroy();
+		}
 	}
 
 	private <T> T await(CompletableFuture<T> future) {
@@ -243,7 +283,10 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			return future.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			future.cancel(false);
+			// abandons the call (see IssuedCommands): no more commands, and what it consumed is given back
+			if (!future.cancel(true) && future.isDone() && !future.isCompletedExceptionally()) {
+				return future.join(); // the answer came as the wait ended: use it rather than abandon it
+			}
 			throw new RateLimitStoreException("Redis did not answer within " + this.commandTimeout, ex);
 		}
 		catch (ExecutionException ex) {
@@ -253,6 +296,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			throw new RateLimitStoreException("Redis failed: " + ex.getCause().getMessage(), ex.getCause());
 		}
 		catch (InterruptedException ex) {
+			future.cancel(true);
 			Thread.currentThread().interrupt();
 			throw new RateLimitStoreException("Interrupted while waiting for Redis", ex);
 		}

@@ -3,6 +3,8 @@ package dev.ratelimit.redis;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.ratelimit.LeaseIds;
+
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -16,6 +18,8 @@ public final class RedisRateLimitStoreBuilder {
 	private final String keyPrefix;
 
 	private Duration timeout = Duration.ofMillis(100);
+
+	private boolean ownConnection = true;
 
 	/**
 	 * @param connectionFactory the Lettuce connection factory
@@ -45,6 +49,25 @@ public final class RedisRateLimitStoreBuilder {
 		return this.timeout;
 	}
 
+	/**
+	 * Sets whether the store connects through its own connection factory, a copy of the application's whose
+	 * connections reject commands while disconnected (the default), or through the application's factory as it is.
+	 * Lettuce's default is to queue commands while disconnected and write them after the reconnect, when the limiter
+	 * has long decided without them: a check charged in Redis for a request it did not admit. Without its own
+	 * connection the store cancels the commands of calls it gives up, which covers those still queued, not those that
+	 * a broken connection had written and Lettuce writes again after the reconnect. Its own factory is not needed (and
+	 * not created) when the application's already rejects commands while disconnected, nor when its servers cannot be
+	 * told (a standalone configuration passed to the untyped constructor); it cannot be told apart from the default
+	 * {@code localhost:6379} for a static master/replica setup ({@code spring.data.redis.masterreplica.*}): switch it
+	 * off there (the auto-configuration does).
+	 * @param ownConnection whether to use its own connection factory
+	 * @return this builder
+	 */
+	public RedisRateLimitStoreBuilder ownConnection(boolean ownConnection) {
+		this.ownConnection = ownConnection;
+		return this;
+	}
+
 	/** Returns the key prefix. */
 	public String keyPrefix() {
 		return this.keyPrefix;
@@ -55,7 +78,22 @@ public final class RedisRateLimitStoreBuilder {
 	 * @throws IllegalArgumentException when the key prefix is not valid
 	 */
 	public RedisRateLimitStore build() {
-		return new RedisRateLimitStore(this.connectionFactory, this.keyPrefix, this.timeout);
+		if (!this.ownConnection || LimiterConnectionFactory.rejectsWhileDisconnected(this.connectionFactory)) {
+			return new RedisRateLimitStore(this.connectionFactory, this.keyPrefix, this.timeout);
+		}
+		LettuceConnectionFactory own = LimiterConnectionFactory.rejectingWhileDisconnected(this.connectionFactory);
+		if (own == null) {
+			return new RedisRateLimitStore(this.connectionFactory, this.keyPrefix, this.timeout);
+		}
+		own.afterPropertiesSet();
+		own.start();
+		try {
+			return new RedisRateLimitStore(own, this.keyPrefix, this.timeout, null, LeaseIds.random(), true);
+		}
+		catch (RuntimeException ex) {
+			own.destroy();
+			throw ex;
+		}
 	}
 
 }

@@ -1,9 +1,12 @@
 package dev.ratelimit.redis;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The scripts of the store: the general one, the GCRA fast path for evaluations whose checks are all GCRA, and the
@@ -31,6 +34,29 @@ record ScriptsInUse(RateLimitScript general, RateLimitScript gcra, LeaseScript l
 			}
 		}
 		return this.gcra;
+	}
+
+	/**
+	 * Gives back what an evaluation that admitted consumed (the checks that admitted, at their cost; the leases they
+	 * acquired), then inspects.
+	 * @param commands where to run it
+	 * @param keys one key per check
+	 * @param checks the checks of the evaluation
+	 * @param admitted its reply
+	 * @param now the time to use, or {@code null} for Redis {@code TIME}
+	 * @param leaseId the id of the leases it acquired
+	 * @return the checks' state without the request
+	 */
+	CompletableFuture<RateLimitScript.Reply> refund(IssuedCommands commands, byte[][] keys, List<RateLimitCheck> checks,
+			RateLimitScript.Reply admitted, @Nullable Long now, String leaseId) {
+		List<RateLimitCheck> consumed = new ArrayList<>(checks.size());
+		for (int i = 0; i < checks.size(); i++) {
+			RateLimitCheck check = checks.get(i);
+			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
+			consumed.add(check.withCost(cost));
+		}
+		return this.general.run(commands, keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()),
+				leaseId);
 	}
 
 }

@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -36,7 +35,7 @@ final class SlotGroupedEvaluation {
 	 * evaluation refunds them (releasing the leases they acquired), a peek (which consumed nothing) inspects them
 	 * again.
 	 */
-	CompletableFuture<List<Decision>> decide(RedisClusterAsyncCommands<byte[], byte[]> commands,
+	CompletableFuture<List<Decision>> decide(IssuedCommands commands,
 			byte[][] keyBytes, List<RateLimitCheck> checks, @Nullable Long now, RateLimitScript.Mode mode,
 			String leaseId) {
 		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
@@ -48,9 +47,16 @@ final class SlotGroupedEvaluation {
 			groups.add(new SlotGroup(indexes, keyBytes, checks));
 		}
 		List<CompletableFuture<RateLimitScript.Reply>> replies = new ArrayList<>();
+		List<IssuedCommands.@Nullable Compensation<RateLimitScript.Reply, RateLimitScript.Reply>> refunds =
+				new ArrayList<>();
 		for (SlotGroup group : groups) {
-			replies.add(this.scripts.forChecks(group.checks, mode)
-				.run(commands, group.keys, group.checks, now, mode, leaseId));
+			CompletableFuture<RateLimitScript.Reply> reply = this.scripts.forChecks(group.checks, mode)
+				.run(commands, group.keys, group.checks, now, mode, leaseId);
+			replies.add(reply);
+			// a refund only gives back, so it runs even when the limiter has given up on the call meanwhile
+			refunds.add((mode != RateLimitScript.Mode.EVALUATE) ? null : commands.compensable(reply,
+					(admitted) -> admitted.allowed() ? this.scripts.refund(commands.compensations(), group.keys,
+							group.checks, admitted, now, leaseId) : CompletableFuture.completedFuture(admitted)));
 		}
 		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenCompose((ignored) -> {
 			boolean allowed = replies.stream().allMatch((reply) -> reply.join().allowed());
@@ -60,9 +66,10 @@ final class SlotGroupedEvaluation {
 				SlotGroup group = groups.get(g);
 				RateLimitScript.Reply reply = replies.get(g).join();
 				group.place(reply.decisions(), decisions);
+				IssuedCommands.Compensation<RateLimitScript.Reply, RateLimitScript.Reply> refund = refunds.get(g);
 				if (!allowed && reply.allowed()) {
-					CompletableFuture<List<Decision>> unconsumed = (mode == RateLimitScript.Mode.PEEK)
-							? inspect(commands, group, now) : refund(commands, group, reply, now, leaseId);
+					CompletableFuture<List<Decision>> unconsumed = (refund == null) ? inspect(commands, group, now)
+							: refunded(refund, reply);
 					secondCalls.add(unconsumed.thenAccept((peeked) -> group.placeAllowed(peeked, reply.decisions(),
 							decisions)));
 				}
@@ -72,7 +79,7 @@ final class SlotGroupedEvaluation {
 		});
 	}
 
-	private CompletableFuture<List<Decision>> inspect(RedisClusterAsyncCommands<byte[], byte[]> commands,
+	private CompletableFuture<List<Decision>> inspect(IssuedCommands commands,
 			SlotGroup group, @Nullable Long now) {
 		List<RateLimitCheck> inspections = new ArrayList<>(group.checks.size());
 		for (RateLimitCheck check : group.checks) {
@@ -82,22 +89,14 @@ final class SlotGroupedEvaluation {
 			.thenApply(RateLimitScript.Reply::decisions);
 	}
 
-	private CompletableFuture<List<Decision>> refund(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			SlotGroup group, RateLimitScript.Reply admitted, @Nullable Long now, String leaseId) {
-		List<RateLimitCheck> consumed = new ArrayList<>(group.checks.size());
-		for (int i = 0; i < group.checks.size(); i++) {
-			RateLimitCheck check = group.checks.get(i);
-			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
-			consumed.add(check.withCost(cost));
-		}
-		return this.scripts.general()
-			.run(commands, group.keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()), leaseId)
-			.thenApply(RateLimitScript.Reply::decisions)
-			.exceptionally((ex) -> {
-				// the decisions keep the leases acquired, which stay held until released or expired
-				logger.warn("Could not refund a request denied in another cluster slot; its quota stays consumed", ex);
-				return admitted.decisions();
-			});
+	private static CompletableFuture<List<Decision>> refunded(
+			IssuedCommands.Compensation<RateLimitScript.Reply, RateLimitScript.Reply> refund,
+			RateLimitScript.Reply admitted) {
+		return refund.run().thenApply(RateLimitScript.Reply::decisions).exceptionally((ex) -> {
+			// the decisions keep the leases acquired, which stay held until released or expired
+			logger.warn("Could not refund a request denied in another cluster slot; its quota stays consumed", ex);
+			return admitted.decisions();
+		});
 	}
 
 	/** The checks of one request that share a hash slot. */

@@ -46,6 +46,23 @@ class RateLimitRedisAutoConfigurationTests {
 				"ratelimit.circuit-breaker.wait-duration-in-open-state=3s");
 
 	@Test
+	void theStoreConnectsThroughItsOwnFactoryThatRejectsCommandsWhileDisconnected() {
+		this.runner.run((context) -> assertThat(context.getBean(RedisRateLimitStore.class).rejectsWhileDisconnected())
+			.as("own connection, REJECT_COMMANDS")
+			.isTrue());
+	}
+
+	@Test
+	void theStoreUsesTheApplicationsFactoryWhenItsOwnConnectionIsSwitchedOffOrCannotBeDerived() {
+		this.runner.withPropertyValues("ratelimit.redis.own-connection=false")
+			.run((context) -> assertThat(context.getBean(RedisRateLimitStore.class).rejectsWhileDisconnected())
+				.isFalse());
+		this.runner.withPropertyValues("spring.data.redis.masterreplica.nodes=127.0.0.1:1,127.0.0.1:2")
+			.run((context) -> assertThat(context.getBean(RedisRateLimitStore.class).rejectsWhileDisconnected())
+				.isFalse());
+	}
+
+	@Test
 	void withoutACircuitBreakerRegistryTheBreakerIsBuiltFromTheProperties() {
 		this.runner.run((context) -> {
 			assertThat(context).doesNotHaveBean(CircuitBreakerRegistry.class);

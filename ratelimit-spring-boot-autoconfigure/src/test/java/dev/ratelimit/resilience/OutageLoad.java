@@ -14,6 +14,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongPredicate;
 
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.awaitility.Awaitility.await;
+
 /**
  * HTTP load for outage tests: threads send requests round-robin over some paths until stopped, and every response is
  * recorded with its start time and latency.
@@ -61,6 +66,17 @@ final class OutageLoad implements AutoCloseable {
 
 	List<Sample> samples(LongPredicate startedWhen) {
 		return samples().stream().filter((sample) -> startedWhen.test(sample.startNanos())).toList();
+	}
+
+	/** Waits until the load has made progress: {@code count} requests started after {@code sinceNanos} completed. */
+	void awaitRequests(int count, long sinceNanos) {
+		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+			.until(() -> samples((start) -> start > sinceNanos).size() >= count);
+	}
+
+	/** Returns the port of an application's web server. */
+	static int port(ConfigurableApplicationContext context) {
+		return ((WebServerApplicationContext) context).getWebServer().getPort();
 	}
 
 	static long p99Millis(List<Sample> samples) {

@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,13 +51,13 @@ class RedisOutageIntegrationTests {
 			long restartAt;
 			long recoveredAt;
 			List<OutageLoad.Sample> samples;
-			try (OutageLoad load = new OutageLoad(port(app), PATHS, 8)) {
-				awaitRequests(load, 0);
+			try (OutageLoad load = new OutageLoad(OutageLoad.port(app), PATHS, 8)) {
+				load.awaitRequests(REQUESTS_PER_PHASE, 0);
 				assertThat(limiter.state()).isEqualTo(StoreState.REDIS);
 				killedAt = System.nanoTime();
 				redis.kill();
 				await().atMost(Duration.ofSeconds(10)).until(() -> limiter.state() == StoreState.FALLBACK);
-				awaitRequests(load, System.nanoTime());
+				load.awaitRequests(REQUESTS_PER_PHASE, System.nanoTime());
 				Health health = app.getBean(RateLimitHealthIndicator.class).health();
 				assertThat(health.getStatus()).as("a working fallback keeps the application UP").isEqualTo(Status.UP);
 				assertThat(health.getDetails()).containsEntry("state", "fallback");
@@ -69,7 +68,7 @@ class RedisOutageIntegrationTests {
 					.until(() -> limiter.state() == StoreState.REDIS && dbSize(redis) > 0);
 				recoveredAt = System.nanoTime();
 				assertThat(Duration.ofNanos(recoveredAt - restartedAt)).isLessThanOrEqualTo(Duration.ofSeconds(5));
-				awaitRequests(load, recoveredAt + Duration.ofSeconds(1).toNanos());
+				load.awaitRequests(REQUESTS_PER_PHASE, recoveredAt + Duration.ofSeconds(1).toNanos());
 				samples = load.samples();
 			}
 			assertGuarantees(samples, (start) -> start > killedAt + Duration.ofMillis(500).toNanos() && start < restartAt,
@@ -91,13 +90,13 @@ class RedisOutageIntegrationTests {
 			long fallbackAt;
 			long slowUntil;
 			List<OutageLoad.Sample> samples;
-			try (OutageLoad load = new OutageLoad(port(app), PATHS, 8)) {
-				awaitRequests(load, 0);
+			try (OutageLoad load = new OutageLoad(OutageLoad.port(app), PATHS, 8)) {
+				load.awaitRequests(REQUESTS_PER_PHASE, 0);
 				slowFrom = System.nanoTime();
 				proxy.setReplyDelayMillis(TIMEOUT_MILLIS * 3);
 				await().atMost(Duration.ofSeconds(10)).until(() -> limiter.state() == StoreState.FALLBACK);
 				fallbackAt = System.nanoTime();
-				awaitRequests(load, fallbackAt);
+				load.awaitRequests(REQUESTS_PER_PHASE, fallbackAt);
 				proxy.setReplyDelayMillis(0);
 				slowUntil = System.nanoTime();
 				await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
@@ -133,22 +132,12 @@ class RedisOutageIntegrationTests {
 			.allMatch((s) -> s.latencyNanos() < Duration.ofSeconds(2).toNanos());
 	}
 
-	/** Waits until the load has made progress: enough requests started after {@code sinceNanos} have completed. */
-	private static void awaitRequests(OutageLoad load, long sinceNanos) {
-		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
-			.until(() -> load.samples((start) -> start > sinceNanos).size() >= REQUESTS_PER_PHASE);
-	}
-
 	private static ConfigurableApplicationContext start(int redisPort) {
 		return new SpringApplicationBuilder(HttpTestApplication.class)
 			.properties("spring.config.name=ratelimit-outage-test", "server.port=0", "spring.data.redis.host=127.0.0.1",
 					"spring.data.redis.port=" + redisPort, "logging.level.dev.ratelimit=WARN",
 					"logging.level." + RedisOutageIntegrationTests.class.getName() + "=INFO")
 			.run();
-	}
-
-	private static int port(ConfigurableApplicationContext context) {
-		return ((WebServerApplicationContext) context).getWebServer().getPort();
 	}
 
 	private static long dbSize(RedisServerProcess redis) {

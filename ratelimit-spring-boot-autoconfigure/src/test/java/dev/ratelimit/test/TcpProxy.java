@@ -7,15 +7,18 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import static org.awaitility.Awaitility.await;
+
 /**
  * A TCP proxy for tests that forwards to a target and can hold back every reply by a configurable delay, making a
- * healthy Redis look slow.
+ * healthy Redis look slow, or {@link #partition() cut} the network: what is in flight is lost, in both directions.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -35,6 +38,13 @@ public final class TcpProxy implements AutoCloseable {
 
 	private volatile long replyDelayMillis;
 
+	private volatile boolean partitioned;
+
+	/** Guards forwarding a request against a partition beginning meanwhile. */
+	private final Object requests = new Object();
+
+	private volatile long lastReplyNanos = System.nanoTime();
+
 	public TcpProxy(String targetHost, int targetPort) throws IOException {
 		this.targetHost = targetHost;
 		this.targetPort = targetPort;
@@ -52,10 +62,37 @@ public final class TcpProxy implements AutoCloseable {
 		this.replyDelayMillis = millis;
 	}
 
+	/**
+	 * Cuts the network as a server that stops would: from now on no request reaches the target; the replies to what
+	 * reached it before are still delivered (waiting until none has come for 100 ms); then every connection is closed,
+	 * and new connections are closed at once, until {@link #heal()}.
+	 */
+	public void partition() {
+		synchronized (this.requests) {
+			this.partitioned = true;
+		}
+		await().atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(10))
+			.until(() -> System.nanoTime() - this.lastReplyNanos > Duration.ofMillis(100).toNanos());
+		for (Socket socket : this.sockets) {
+			closeQuietly(socket);
+		}
+		this.sockets.clear();
+	}
+
+	/** Ends a {@link #partition()}: new connections are forwarded again. */
+	public void heal() {
+		this.partitioned = false;
+	}
+
 	private void accept() {
 		while (!this.server.isClosed()) {
 			try {
 				Socket client = this.server.accept();
+				if (this.partitioned) {
+					closeQuietly(client);
+					continue;
+				}
 				Socket target = new Socket(this.targetHost, this.targetPort);
 				client.setTcpNoDelay(true);
 				target.setTcpNoDelay(true);
@@ -79,8 +116,19 @@ public final class TcpProxy implements AutoCloseable {
 				if (replies && delay > 0) {
 					TimeUnit.MILLISECONDS.sleep(delay);
 				}
-				out.write(buffer, 0, read);
-				out.flush();
+				if (replies) {
+					out.write(buffer, 0, read);
+					out.flush();
+					this.lastReplyNanos = System.nanoTime();
+					continue;
+				}
+				synchronized (this.requests) {
+					if (this.partitioned) {
+						continue; // dropped: never reaches the target
+					}
+					out.write(buffer, 0, read);
+					out.flush();
+				}
 			}
 		}
 		catch (IOException | InterruptedException ex) {

@@ -63,15 +63,20 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private final List<String> extraArgs;
 
+	/** The lines of {@code sentinel.conf} for a Sentinel, else {@code null}. */
+	private final List<String> sentinelConfig;
+
 	private volatile Process process;
 
 	private volatile boolean closed;
 
-	private RedisServerProcess(RedisBinary binary, int port, List<String> extraArgs) throws IOException {
+	private RedisServerProcess(RedisBinary binary, int port, List<String> extraArgs, List<String> sentinelConfig)
+			throws IOException {
 		this.binary = binary;
 		this.port = port;
 		this.directory = Files.createTempDirectory("redis-" + port + "-");
 		this.extraArgs = List.copyOf(extraArgs);
+		this.sentinelConfig = (sentinelConfig != null) ? List.copyOf(sentinelConfig) : null;
 	}
 
 	/** Starts a server with {@link RedisBinary#locate()} and the given extra {@code redis-server} arguments. */
@@ -89,10 +94,24 @@ public final class RedisServerProcess implements AutoCloseable {
 	 *                               includes the server's output)
 	 */
 	public static RedisServerProcess start(RedisBinary binary, List<String> extraArgs) {
+		return start(binary, extraArgs, null);
+	}
+
+	/**
+	 * Starts a Sentinel ({@code redis-server sentinel.conf --sentinel}) on a free port and waits until it answers.
+	 *
+	 * @param configLines the lines of its {@code sentinel.conf} (written once; Sentinel rewrites it, and a restart
+	 *                    keeps what it wrote), e.g. {@code sentinel monitor mymaster 127.0.0.1 6379 2}
+	 */
+	public static RedisServerProcess startSentinel(List<String> configLines) {
+		return start(RedisBinary.locate(), List.of(), configLines);
+	}
+
+	private static RedisServerProcess start(RedisBinary binary, List<String> extraArgs, List<String> sentinelConfig) {
 		for (int attempt = 1; ; attempt++) {
 			RedisServerProcess server;
 			try {
-				server = new RedisServerProcess(binary, freePort(), extraArgs);
+				server = new RedisServerProcess(binary, freePort(), extraArgs, sentinelConfig);
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException("Cannot create a working directory for redis-server", ex);
@@ -200,13 +219,28 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	@Override
 	public String toString() {
-		return "redis-server[" + HOST + ":" + port + (isRunning() ? ", pid " + process.pid() : ", stopped") + "]";
+		return ((sentinelConfig != null) ? "redis-sentinel[" : "redis-server[") + HOST + ":" + port + (isRunning() ? ", pid " + process.pid() : ", stopped") + "]";
 	}
 
 	private synchronized void launch() {
-		List<String> command = new ArrayList<>(List.of(binary.executable().toString(),
-				"--port", String.valueOf(port), "--bind", HOST, "--save", "", "--appendonly", "no",
-				"--dir", directory.toString(), "--daemonize", "no"));
+		List<String> command = new ArrayList<>(List.of(binary.executable().toString()));
+		try {
+			if (sentinelConfig != null) {
+				Path config = directory.resolve("sentinel.conf");
+				if (!Files.exists(config)) {
+					Files.write(config, sentinelConfig);
+				}
+				command.addAll(List.of(config.toString(), "--sentinel"));
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot write sentinel.conf", ex);
+		}
+		command.addAll(List.of("--port", String.valueOf(port), "--bind", HOST, "--dir", directory.toString(),
+				"--daemonize", "no"));
+		if (sentinelConfig == null) {
+			command.addAll(List.of("--save", "", "--appendonly", "no"));
+		}
 		command.addAll(extraArgs);
 		try {
 			process = new ProcessBuilder(command).directory(directory.toFile())

@@ -219,8 +219,10 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
-		byte[] key = this.keys.key(policy.name(), subject).getBytes(StandardCharsets.UTF_8);
-		await(commands().del(key).toCompletableFuture());
+		String key = this.keys.key(policy.name(), subject);
+		// a distinct check above the exact limit keeps its window start beside its HyperLogLog (same slot)
+		await(commands().del(key.getBytes(StandardCharsets.UTF_8), (key + ":w").getBytes(StandardCharsets.UTF_8))
+			.toCompletableFuture());
 	}
 
 	/** Returns the key under which a subject's state of a policy is stored. */

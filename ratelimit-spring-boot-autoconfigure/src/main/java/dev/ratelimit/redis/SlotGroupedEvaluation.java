@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import io.lettuce.core.cluster.SlotHash;
@@ -18,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Decides the checks of one request in a Redis Cluster, where only keys of one hash slot may share a script call:
  * the checks are grouped by slot and the groups run concurrently. When one group denies, the groups that admitted
- * are refunded (a second call that gives back exactly what they consumed) and report their state without the
+ * are refunded (a second call that gives back exactly what they consumed; a distinct value that a HyperLogLog
+ * counted cannot be taken back and stays counted) and report their state without the
  * request; for a peek, which consumed nothing, they are inspected again.
  */
 final class SlotGroupedEvaluation {
@@ -76,7 +78,7 @@ final class SlotGroupedEvaluation {
 			SlotGroup group, @Nullable Long now) {
 		List<RateLimitCheck> inspections = new ArrayList<>(group.checks.size());
 		for (RateLimitCheck check : group.checks) {
-			inspections.add(new RateLimitCheck(check.policy(), check.subject(), 0, check.shadow()));
+			inspections.add(check.withCost(0));
 		}
 		return this.scripts.general().run(commands, group.keys, inspections, now, RateLimitScript.Mode.PEEK, "")
 			.thenApply(RateLimitScript.Reply::decisions);
@@ -87,8 +89,10 @@ final class SlotGroupedEvaluation {
 		List<RateLimitCheck> consumed = new ArrayList<>(group.checks.size());
 		for (int i = 0; i < group.checks.size(); i++) {
 			RateLimitCheck check = group.checks.get(i);
-			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
-			consumed.add(new RateLimitCheck(check.policy(), check.subject(), cost, check.shadow()));
+			boolean distinct = check.policy().algorithm() == Algorithm.DISTINCT;
+			// a distinct check gives back its value only if its admission added it (a value seen before stays)
+			boolean consumedSome = admitted.decisions().get(i).allowed() && (!distinct || admitted.added()[i]);
+			consumed.add(check.withCost(consumedSome ? check.cost() : 0));
 		}
 		return this.scripts.general()
 			.run(commands, group.keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()), leaseId)

@@ -41,7 +41,7 @@ final class StoreProbe implements AutoCloseable {
 			return;
 		}
 		List<RateLimitCheck> inspections = checks.stream()
-			.map((check) -> new RateLimitCheck(check.policy(), check.subject(), 0, check.shadow()))
+			.map((check) -> check.withCost(0))
 			.toList();
 		try {
 			this.executor.execute(() -> {

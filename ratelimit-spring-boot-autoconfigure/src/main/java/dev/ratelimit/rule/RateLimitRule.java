@@ -2,6 +2,7 @@ package dev.ratelimit.rule;
 
 import java.util.Map;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
@@ -22,20 +23,33 @@ import org.jspecify.annotations.Nullable;
  * @param mode whether it blocks
  * @param onStoreFailure what to do while the store is unavailable
  * @param phase where the filter applies it: before or after authentication, never {@link RulePhase#AUTO}
+ * @param distinct the values a {@link dev.ratelimit.Algorithm#DISTINCT distinct} rule counts per subject, else
+ * {@code null}
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-		StoreFailureMode onStoreFailure, RulePhase phase) {
+		StoreFailureMode onStoreFailure, RulePhase phase, @Nullable KeyResolver distinct) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
 		if (phase == RulePhase.AUTO) {
 			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
 		}
+		if ((distinct != null) != (policy.algorithm() == Algorithm.DISTINCT)) {
+			throw new IllegalArgumentException("A rule has distinct values exactly when its algorithm is distinct");
+		}
+	}
+
+	/** Creates a rule that counts no distinct values. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, null);
 	}
 
 	/**
-	 * Returns the check of this rule for a request, or {@code null} when its key resolves to nothing.
+	 * Returns the check of this rule for a request, or {@code null} when its key (or the distinct value of a
+	 * distinct rule) resolves to nothing.
 	 * @param request the request
 	 * @param failures told of a key, tier key or cost that cannot be resolved, before this rule falls back
 	 * @return the check
@@ -61,7 +75,22 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			failures.report(this.name, ResolutionPart.COST, ex);
 			units = 1;
 		}
-		return new RateLimitCheck(policyFor(request, failures), subject, units, this.mode == RuleMode.SHADOW);
+		boolean shadow = this.mode == RuleMode.SHADOW;
+		if (this.distinct != null) {
+			String value = distinctValue(request, failures);
+			return (value != null) ? RateLimitCheck.distinct(policyFor(request, failures), subject, value, shadow) : null;
+		}
+		return new RateLimitCheck(policyFor(request, failures), subject, units, shadow);
+	}
+
+	private @Nullable String distinctValue(RateLimitRequest request, ResolutionFailures failures) {
+		try {
+			return this.distinct.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			failures.report(this.name, ResolutionPart.DISTINCT, ex);
+			return request.getRemoteAddr();
+		}
 	}
 
 	/**

@@ -36,7 +36,7 @@ public enum Algorithm {
 	/**
 	 * Counts the distinct values (e.g. usernames) that each subject presents per window of {@code period}, admitting
 	 * at most {@code limit} of them; a value already counted in the window is always admitted. Exact up to a limit of
-	 * 1,000, a HyperLogLog above (see {@link dev.ratelimit.algorithm.Distinct}).
+	 * 512, a HyperLogLog above (see {@link dev.ratelimit.algorithm.Distinct}).
 	 */
 	DISTINCT(8, false);
 

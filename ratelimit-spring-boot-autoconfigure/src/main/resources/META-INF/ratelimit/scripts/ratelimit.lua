@@ -38,12 +38,12 @@ releases free slots sooner). Releasing and renewing leases is lease.lua's.
 
 Distinct: each subject presents at most `limit` distinct values per window [k * period, (k + 1) * period); a value
 already counted in the window is admitted and changes nothing; any cost above 0 presents the value once. Limits up to
-1,000 count exactly, in a set of the tokens; above 1,000 in a HyperLogLog (a value is seen when PFADD changes no
+512 count exactly, in a set of the tokens; above 512 in a HyperLogLog (a value is seen when PFADD changes no
 register, and a new value is admitted while PFCOUNT with it stays within the limit). The string '<key>:w' (same hash
 tag, so same slot) says which window, and which form, the state counts: 's<windowStart>' or 'h<windowStart>'; a later
-window that the clock stepped back out of counts until it ends, as for the fixed window. Phase 1 learns that by adding and then
-restoring the sketch's bytes, so it writes nothing in effect. remaining = limit - count; resetAfter = until the
-window ends (0 when nothing is counted); retryAfter of a denial = until the window ends.
+window that the clock stepped back out of counts until it ends, as for the fixed window. For a HyperLogLog, phase 1
+learns whether a value is new by adding it and restoring the sketch's bytes, so it writes nothing in effect.
+remaining = limit - count; resetAfter = until the window ends (0 when nothing is counted); retryAfter of a denial = until the window ends.
 
 Peek: evaluate without phase 2's writes. The reply is exactly the one evaluate would give at this moment (verdict,
 and for an allowed request the state after its cost); no key is created, changed or given a new TTL.
@@ -62,7 +62,7 @@ State and TTL (every write sets one, no longer than the state matters):
   sliding log  sorted set, one member '<now>:<n>' per unit, scored by its time; TTL until the newest is forgotten
   counter      string 'windowStart previous current'; TTL until both windows have slid out
   concurrency  sorted set, one member '<lease id>:<k>' per slot, scored by its expiry; TTL until the latest expires
-  distinct     set of tokens (limit <= 1000) or HyperLogLog, and '<key>:w' holding 's|h<windowStart>'; both with a
+  distinct     set of tokens (limit <= 512) or HyperLogLog, and '<key>:w' holding 's|h<windowStart>'; both with a
                TTL until the window ends
 ]]
 
@@ -265,7 +265,7 @@ local function concurrency(key, timeout, limit, cost)
   return allowed(limit - held - cost, reset, reclaimable, 0)
 end
 
-local EXACT_MAX_LIMIT = 1000
+local EXACT_MAX_LIMIT = 512
 
 -- The window of a distinct check and whether its state counts: '<key>:w' holds 's<windowStart>' for an exact set or
 -- 'h<windowStart>' for a HyperLogLog; the current window, or a later one that the clock stepped back out of, counts

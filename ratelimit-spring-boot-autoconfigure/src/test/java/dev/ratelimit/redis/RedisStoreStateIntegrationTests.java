@@ -201,7 +201,7 @@ class RedisStoreStateIntegrationTests {
 	}
 
 	/**
-	 * A distinct state is a set of tokens (or a HyperLogLog above 1,000) and the window string beside it, both
+	 * A distinct state is a set of tokens (or a HyperLogLog above 512) and the window string beside it, both
 	 * expiring with the window; peeks and denied requests, of new and of seen values, leave both byte for byte as
 	 * they were, even though a HyperLogLog's peek adds and restores. (The state is read once before the dump: Redis
 	 * caches a HyperLogLog's count inside its bytes on the first PFCOUNT after a change.)
@@ -219,8 +219,8 @@ class RedisStoreStateIntegrationTests {
 		}
 		byte[] key = key(policy, subject);
 		byte[] window = (this.store.key(policy, subject) + ":w").getBytes();
-		assertThat(redis.type(key)).isEqualTo((limit <= 1_000) ? "set" : "string");
-		assertThat(new String(redis.get(window))).startsWith((limit <= 1_000) ? "s" : "h");
+		assertThat(redis.type(key)).isEqualTo((limit <= 512) ? "set" : "string");
+		assertThat(new String(redis.get(window))).startsWith((limit <= 512) ? "s" : "h");
 		this.store.peek(List.of(RateLimitCheck.distinct(policy, subject, "u1", false)));
 		byte[] before = redis.dump(key);
 		byte[] windowBefore = redis.dump(window);

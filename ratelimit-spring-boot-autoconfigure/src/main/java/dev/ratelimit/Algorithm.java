@@ -31,7 +31,14 @@ public enum Algorithm {
 	 * admitted request holds a {@link Lease} until it is released, or until the lease timeout (the policy's
 	 * {@code period}) has passed without a renewal.
 	 */
-	CONCURRENCY(7, false);
+	CONCURRENCY(7, false),
+
+	/**
+	 * Counts the distinct values (e.g. usernames) that each subject presents per window of {@code period}, admitting
+	 * at most {@code limit} of them; a value already counted in the window is always admitted. Exact up to a limit of
+	 * 512, a HyperLogLog above (see {@link dev.ratelimit.algorithm.Distinct}).
+	 */
+	DISTINCT(8, false);
 
 	private final int scriptId;
 

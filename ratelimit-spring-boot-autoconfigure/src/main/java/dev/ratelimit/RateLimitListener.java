@@ -36,7 +36,10 @@ public interface RateLimitListener {
 		TIER_KEY("tier-key"),
 
 		/** The cost ({@code ratelimit.rules.<name>.cost}); the request costs 1 instead. */
-		COST("cost");
+		COST("cost"),
+
+		/** The distinct value ({@code ratelimit.rules.<name>.distinct}); the client IP is counted instead. */
+		DISTINCT("distinct");
 
 		private final String propertyName;
 

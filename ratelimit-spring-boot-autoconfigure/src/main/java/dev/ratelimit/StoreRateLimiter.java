@@ -69,7 +69,7 @@ public class StoreRateLimiter implements RateLimiter {
 				}
 				merged.set(position, new RateLimitCheck(previous.policy(), previous.subject(),
 						Math.min(RateLimitCheck.MAX_COST, previous.cost() + check.cost()),
-						previous.shadow() && check.shadow(), previous.status()));
+						previous.shadow() && check.shadow(), previous.status(), previous.distinctValue()));
 				target[i] = position;
 			}
 		}

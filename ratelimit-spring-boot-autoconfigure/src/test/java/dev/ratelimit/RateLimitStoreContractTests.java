@@ -56,7 +56,7 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void admitsTheLimitThenDenies(Algorithm algorithm) {
 		RateLimitPolicy policy = policy(algorithm, 5, Duration.ofMinutes(1));
 		for (int i = 4; i >= 0; i--) {
@@ -75,7 +75,7 @@ public abstract class RateLimitStoreContractTests {
 
 	/** Concurrency's retryAfter is a suggestion (releases free slots sooner), see the lease tests. */
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "CONCURRENCY")
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = { "CONCURRENCY", "DISTINCT" })
 	void retryAfterIsExactlyWhenTheRequestIsAdmittedAgain(Algorithm algorithm) {
 		RateLimitPolicy policy = policy(algorithm, 4, Duration.ofSeconds(10));
 		this.clock.advance(Duration.ofMillis(1234));
@@ -93,7 +93,7 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void costConsumesThatManyUnits(Algorithm algorithm) {
 		RateLimitPolicy policy = policy(algorithm, 10, Duration.ofHours(1));
 		assertThat(one(policy, 7).remaining()).isEqualTo(3);
@@ -104,7 +104,7 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void costAboveCapacityIsNeverAllowedAndConsumesNothing(Algorithm algorithm) {
 		RateLimitPolicy policy = policy(algorithm, 10, Duration.ofHours(1));
 		one(policy, 2);
@@ -117,7 +117,7 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void inspectingWithCostZeroConsumesNothing(Algorithm algorithm) {
 		RateLimitPolicy policy = policy(algorithm, 3, Duration.ofMinutes(5));
 		Decision fresh = peek(policy);
@@ -130,7 +130,7 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void peekAnswersWhatEvaluateWouldAndConsumesNothing(Algorithm algorithm) {
 		RateLimitPolicy policy = policy(algorithm, 5, Duration.ofMinutes(1));
 		// admitted, admitted, denied, never admitted, admitted, denied: each peeked twice, then evaluated
@@ -145,7 +145,7 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void peekOfAFreshSubjectCreatesNoStateAndLeavesTheWholeQuota(Algorithm algorithm) {
 		RateLimitPolicy policy = policy(algorithm, 4, Duration.ofMinutes(1));
 		Decision peeked = this.store.peek(List.of(RateLimitCheck.of(policy, this.subject))).get(0);
@@ -159,7 +159,7 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void peekOfARequestOfSeveralChecksHasTheVerdictOfEvaluate(Algorithm algorithm) {
 		RateLimitPolicy generous = RateLimitPolicy.of("generous", algorithm, 10, Duration.ofMinutes(1));
 		RateLimitPolicy strict = RateLimitPolicy.of("strict", Algorithm.GCRA, 1, Duration.ofMinutes(1));
@@ -178,7 +178,7 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void quotaComesBackAfterALongIdleGap(Algorithm algorithm) {
 		RateLimitPolicy policy = policy(algorithm, 3, Duration.ofSeconds(30));
 		one(policy, 3);
@@ -190,7 +190,7 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void deniedRequestConsumesNoOtherRule(Algorithm algorithm) {
 		RateLimitPolicy generous = RateLimitPolicy.of("generous", algorithm, 10, Duration.ofMinutes(1));
 		RateLimitPolicy strict = RateLimitPolicy.of("strict", Algorithm.GCRA, 1, Duration.ofMinutes(1));
@@ -490,6 +490,104 @@ public abstract class RateLimitStoreContractTests {
 		RateLimitPolicy policy = policy(Algorithm.GCRA, 3, Duration.ofSeconds(1));
 		Decision decision = one(policy, 1);
 		assertThat(decision.resetAfter()).isEqualTo(Duration.of(333_334, ChronoUnit.MICROS));
+	}
+
+	private Decision present(RateLimitPolicy policy, String value) {
+		return this.store.evaluate(List.of(RateLimitCheck.distinct(policy, this.subject, value, false))).get(0);
+	}
+
+	@Test
+	void distinctAdmitsTheLimitOfValuesThenDeniesANewOneButAlwaysASeenOne() {
+		RateLimitPolicy policy = policy(Algorithm.DISTINCT, 5, Duration.ofHours(1));
+		for (int i = 1; i <= 5; i++) {
+			Decision decision = present(policy, "u" + i);
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.remaining()).isEqualTo(5 - i);
+			assertThat(decision.limit()).isEqualTo(5);
+		}
+		Decision denied = present(policy, "u6");
+		assertThat(denied.allowed()).isFalse();
+		assertThat(denied.remaining()).isZero();
+		assertThat(denied.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofHours(1));
+		assertThat(denied.resetAfter()).isEqualTo(denied.retryAfter());
+		Decision again = present(policy, "u1");
+		assertThat(again.allowed()).as("a value seen in the window").isTrue();
+		assertThat(again.remaining()).isZero();
+		assertThat(present(policy, "u6").allowed()).as("denials count no value").isFalse();
+
+		this.clock.advance(denied.retryAfter().minusNanos(1_000));
+		assertThat(present(policy, "u7").allowed()).as("one microsecond before the window ends").isFalse();
+		this.clock.advance(Duration.ofNanos(1_000));
+		Decision nextWindow = present(policy, "u6");
+		assertThat(nextWindow.allowed()).as("in the next window").isTrue();
+		assertThat(nextWindow.remaining()).isEqualTo(4);
+	}
+
+	@Test
+	void distinctAboveTheExactLimitCountsWithAHyperLogLogWithinItsError() {
+		long limit = 2_000;
+		RateLimitPolicy policy = policy(Algorithm.DISTINCT, limit, Duration.ofHours(1));
+		int admitted = 0;
+		int value = 0;
+		while (present(policy, "user-" + value).allowed()) {
+			admitted++;
+			value++;
+			assertThat(value).as("denied before 3 times the limit").isLessThan(3 * (int) limit);
+		}
+		// 0.81% is the standard error; at this cardinality the estimate is much closer
+		assertThat((double) admitted).isCloseTo(limit, org.assertj.core.data.Percentage.withPercentage(3));
+		assertThat(present(policy, "user-0").allowed()).as("a value seen in the window").isTrue();
+		assertThat(present(policy, "user-" + (value + 1)).allowed()).isFalse();
+		this.store.reset(policy, this.subject);
+		Decision afresh = present(policy, "user-" + value);
+		assertThat(afresh.allowed()).isTrue();
+		assertThat(afresh.remaining()).as("reset forgets every value").isEqualTo(limit - 1);
+	}
+
+	@Test
+	void distinctRequestDeniedByAnotherRuleCountsNoValueAndForgetsNoSeenOne() {
+		RateLimitPolicy distinct = policy(Algorithm.DISTINCT, 3, Duration.ofHours(1));
+		RateLimitPolicy strict = RateLimitPolicy.of("strict-beside-distinct", Algorithm.GCRA, 1, Duration.ofHours(1));
+		List<RateLimitCheck> first = List.of(RateLimitCheck.distinct(distinct, this.subject, "u1", false),
+				RateLimitCheck.of(strict, this.subject));
+		assertThat(this.store.evaluate(first)).allMatch(Decision::allowed);
+		for (String value : List.of("u1", "u2")) {
+			List<Decision> denied = this.store.evaluate(List.of(
+					RateLimitCheck.distinct(distinct, this.subject, value, false), RateLimitCheck.of(strict, this.subject)));
+			assertThat(denied.get(1).allowed()).isFalse();
+			assertThat(denied.get(0).allowed()).as("the distinct rule alone would admit %s", value).isTrue();
+			assertThat(denied.get(0).remaining()).as("reported without the denied request").isEqualTo(2);
+		}
+		assertThat(present(distinct, "u1").remaining()).as("u1 still counted, u2 never was").isEqualTo(2);
+		assertThat(present(distinct, "u2").remaining()).isEqualTo(1);
+	}
+
+	@Test
+	void requestDeniedByDistinctConsumesNoOtherRule() {
+		RateLimitPolicy distinct = policy(Algorithm.DISTINCT, 1, Duration.ofHours(1));
+		RateLimitPolicy generous = RateLimitPolicy.of("generous-beside-distinct", Algorithm.GCRA, 10,
+				Duration.ofHours(1));
+		present(distinct, "u1");
+		List<Decision> denied = this.store.evaluate(List.of(RateLimitCheck.of(generous, this.subject),
+				RateLimitCheck.distinct(distinct, this.subject, "u2", false)));
+		assertThat(denied.get(1).allowed()).isFalse();
+		assertThat(this.store.evaluate(List.of(RateLimitCheck.of(generous, this.subject, 0))).get(0).remaining())
+			.isEqualTo(10);
+	}
+
+	@Test
+	void peekOfADistinctValueAnswersWhatEvaluateWouldAndCountsNothing() {
+		RateLimitPolicy policy = policy(Algorithm.DISTINCT, 2, Duration.ofHours(1));
+		present(policy, "u1");
+		List<RateLimitCheck> request = List.of(RateLimitCheck.distinct(policy, this.subject, "u2", false));
+		Decision peeked = this.store.peek(request).get(0);
+		assertThat(peeked.allowed()).isTrue();
+		assertThat(peeked.remaining()).isZero();
+		assertThat(this.store.peek(request).get(0)).isEqualTo(peeked);
+		assertThat(this.store.evaluate(request).get(0)).isEqualTo(peeked);
+		assertThat(this.store.peek(request).get(0).remaining()).as("u2 counted now, and seen").isZero();
+		assertThat(this.store.peek(List.of(RateLimitCheck.distinct(policy, this.subject, "u3", false))).get(0).allowed())
+			.isFalse();
 	}
 
 }

@@ -28,6 +28,8 @@ public final class MemoryPerKey {
 
 	private static final int KEYS = 100_000;
 
+	private static final long[] DISTINCT_LIMITS = { 5, 512, 1_000, 10_000 };
+
 	private MemoryPerKey() {
 	}
 
@@ -54,6 +56,10 @@ public final class MemoryPerKey {
 				List<Row> rows = new ArrayList<>();
 				RedisRateLimitStore store = new RedisRateLimitStore(factory, "rl", Duration.ofSeconds(30));
 				for (Algorithm algorithm : Algorithm.values()) {
+					if (algorithm == Algorithm.DISTINCT) {
+						// one value per request: measured per subject at its limit below
+						continue;
+					}
 					redis.flushall();
 					RateLimitPolicy policy = RateLimitPolicy.of("api", algorithm, 100, Duration.ofDays(1));
 					store.evaluate(List.of(RateLimitCheck.of(policy, subject(0))));
@@ -72,13 +78,36 @@ public final class MemoryPerKey {
 					long perKey = (usedMemory(redis) - before) / KEYS;
 					rows.add(new Row(algorithm.configName(), usage, perKey));
 				}
-				return new Result(version, server.binary().source().toString(), rows);
+				List<DistinctRow> distinct = new ArrayList<>();
+				for (long limit : DISTINCT_LIMITS) {
+					redis.flushall();
+					distinct.add(measureDistinct(store, redis, limit));
+				}
+				return new Result(version, server.binary().source().toString(), rows, distinct);
 			}
 			finally {
 				factory.destroy();
 				client.shutdown();
 			}
 		}
+	}
+
+	/**
+	 * Fills one subject of a distinct rule (per day) with {@code limit} distinct values and returns the
+	 * {@code MEMORY USAGE} of its two keys: the values (a set of tokens, or a HyperLogLog above 512) and the window
+	 * string {@code <key>:w}.
+	 */
+	private static DistinctRow measureDistinct(RedisRateLimitStore store, RedisCommands<String, String> redis,
+			long limit) {
+		RateLimitPolicy policy = RateLimitPolicy.of("login", Algorithm.DISTINCT, limit, Duration.ofDays(1));
+		String subject = "203.0.113.42";
+		List<CompletableFuture<?>> pending = new ArrayList<>();
+		for (long i = 0; i < limit; i++) {
+			pending.add(store.evaluateAsync(List.of(RateLimitCheck.distinct(policy, subject, "user-" + i, false))));
+		}
+		CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
+		String key = store.key(policy, subject);
+		return new DistinctRow(limit, redis.type(key), redis.memoryUsage(key), redis.memoryUsage(key + ":w"));
 	}
 
 	/** Returns a 16-character subject, e.g. {@code user-00000000042}. */
@@ -99,9 +128,10 @@ public final class MemoryPerKey {
 	 *
 	 * @param redisVersion the server version
 	 * @param redisSource where the server binary came from ({@code PATH}, {@code EMBEDDED}, ...)
-	 * @param rows one row per algorithm
+	 * @param rows one row per algorithm (but distinct)
+	 * @param distinct the memory of one subject of a distinct rule filled to its limit, per limit
 	 */
-	public record Result(String redisVersion, String redisSource, List<Row> rows) {
+	public record Result(String redisVersion, String redisSource, List<Row> rows, List<DistinctRow> distinct) {
 
 		/** Returns the Markdown description line and table. */
 		public String markdown() {
@@ -114,6 +144,14 @@ public final class MemoryPerKey {
 			for (Row row : this.rows) {
 				out.append(String.format(Locale.ROOT, "| %s | %d | %d |%n", row.algorithm(), row.memoryUsage(),
 						row.usedMemoryPerKey()));
+			}
+			out.append("\nDistinct: one subject (`rl:{login:203.0.113.42}`) filled with `limit` distinct values, per day.\n\n");
+			out.append("| limit | values kept as | MEMORY USAGE of the values key (bytes) | MEMORY USAGE of `<key>:w` (bytes) | per subject (bytes) |\n");
+			out.append("| ---: | --- | ---: | ---: | ---: |\n");
+			for (DistinctRow row : this.distinct) {
+				out.append(String.format(Locale.ROOT, "| %,d | %s | %d | %d | %d |%n", row.limit(),
+						row.type().equals("set") ? "set of tokens (exact)" : "HyperLogLog", row.valuesUsage(),
+						row.windowUsage(), row.valuesUsage() + row.windowUsage()));
 			}
 			return out.toString();
 		}
@@ -133,6 +171,17 @@ public final class MemoryPerKey {
 	 * @param usedMemoryPerKey growth of {@code used_memory} per key over 100,000 keys, in bytes
 	 */
 	public record Row(String algorithm, long memoryUsage, long usedMemoryPerKey) {
+	}
+
+	/**
+	 * One subject of a distinct rule filled to its limit.
+	 *
+	 * @param limit the limit (and the number of values presented)
+	 * @param type the Redis type of the values key ({@code set}, or {@code string} for a HyperLogLog)
+	 * @param valuesUsage {@code MEMORY USAGE} of the values key, in bytes
+	 * @param windowUsage {@code MEMORY USAGE} of the window key, in bytes
+	 */
+	public record DistinctRow(long limit, String type, long valuesUsage, long windowUsage) {
 	}
 
 }

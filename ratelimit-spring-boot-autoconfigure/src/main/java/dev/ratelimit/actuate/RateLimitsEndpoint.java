@@ -244,7 +244,9 @@ public class RateLimitsEndpoint {
 	}
 
 	private Decision peek(RateLimitPolicy policy, String subject, long cost) {
-		return this.store.peek(List.of(new RateLimitCheck(policy, subject, cost, false))).get(0);
+		// a distinct rule has no value to present here: inspect what it has counted
+		long units = (policy.algorithm() == Algorithm.DISTINCT) ? 0 : cost;
+		return this.store.peek(List.of(new RateLimitCheck(policy, subject, units, false))).get(0);
 	}
 
 	private static @Nullable Duration parsePeriod(@Nullable String period) {

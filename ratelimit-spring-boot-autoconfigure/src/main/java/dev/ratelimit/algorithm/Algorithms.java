@@ -1,5 +1,6 @@
 package dev.ratelimit.algorithm;
 
+import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 
 /**
@@ -29,6 +30,21 @@ public final class Algorithms {
 	 * @return the algorithm
 	 */
 	public static LimitAlgorithm<?> of(RateLimitPolicy policy, String subject, String leaseId) {
+		return of(policy, subject, leaseId, "");
+	}
+
+	/**
+	 * Returns the algorithm for one check of a request.
+	 * @param check the check
+	 * @param leaseId the lease id of the request (ignored by the algorithms other than concurrency)
+	 * @return the algorithm
+	 */
+	public static LimitAlgorithm<?> of(RateLimitCheck check, String leaseId) {
+		String value = check.distinctValue();
+		return of(check.policy(), check.subject(), leaseId, (value != null) ? value : "");
+	}
+
+	private static LimitAlgorithm<?> of(RateLimitPolicy policy, String subject, String leaseId, String value) {
 		return switch (policy.algorithm()) {
 			case FIXED_WINDOW -> new FixedWindow(policy.periodMicros(), policy.limit(), windowOffset(policy, subject));
 			case SLIDING_WINDOW_LOG -> new SlidingWindowLog(policy.periodMicros(), policy.limit());
@@ -37,6 +53,7 @@ public final class Algorithms {
 			case LEAKY_BUCKET -> new LeakyBucket(policy.intervalMicros(), policy.capacity());
 			case GCRA -> new Gcra(policy.intervalMicros(), policy.capacity());
 			case CONCURRENCY -> new Concurrency(policy.periodMicros(), policy.limit(), leaseId);
+			case DISTINCT -> new Distinct(policy.periodMicros(), policy.limit(), value);
 		};
 	}
 

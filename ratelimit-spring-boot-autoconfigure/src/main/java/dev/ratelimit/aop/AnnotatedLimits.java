@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.function.Predicate;
 import java.util.zip.CRC32;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
@@ -54,6 +55,12 @@ record AnnotatedLimits(List<Limit> limits, List<String> adaptive) {
 	 * Compiles the annotations on a method of a class.
 	 * @throws InvalidRateLimitRuleException naming the method and attribute when one is invalid
 	 */
+	private static InvalidRateLimitRuleException notDistinct(String where) {
+		return new InvalidRateLimitRuleException(where, "distinct counts values of HTTP requests, which a method call"
+				+ " does not present", "Apply the distinct rule to paths (ratelimit.rules.<name>.match), or use another"
+						+ " algorithm");
+	}
+
 	static AnnotatedLimits compile(Method method, Class<?> targetClass, RateLimitRules rules,
 			Predicate<String> adaptiveRule) {
 		Set<RateLimited> annotations = new LinkedHashSet<>();
@@ -112,7 +119,13 @@ record AnnotatedLimits(List<Limit> limits, List<String> adaptive) {
 				.orElseThrow(() -> new InvalidRateLimitRuleException(where + " (rule)",
 						"there is no rule '" + annotation.rule() + "' in ratelimit.rules",
 						"Declare ratelimit.rules." + annotation.rule() + " or declare the limit inline"));
+			if (rule.distinct() != null) {
+				throw notDistinct(where + " (rule)");
+			}
 			return new Limit(rule.name(), rule.policy(), key, cost, fixedCost, annotation.shadow());
+		}
+		if (annotation.algorithm() == Algorithm.DISTINCT) {
+			throw notDistinct(where + " (algorithm)");
 		}
 		if (annotation.limit() < 1) {
 			throw new InvalidRateLimitRuleException(where + " (limit)", "an inline limit needs limit >= 1",

@@ -566,9 +566,10 @@ public class RateLimitProperties {
 		private String key = "ip";
 
 		/**
-		 * Algorithm: gcra, token-bucket, leaky-bucket, fixed-window, sliding-window-log, sliding-window-counter or
-		 * concurrency (requests in flight at once, across instances); or adaptive-concurrency, a limit on this
-		 * instance's requests in progress that follows their latency.
+		 * Algorithm: gcra, token-bucket, leaky-bucket, fixed-window, sliding-window-log, sliding-window-counter,
+		 * concurrency (requests in flight at once, across instances) or distinct (distinct values per subject and
+		 * period, see 'distinct'); or adaptive-concurrency, a limit on this instance's requests in progress that
+		 * follows their latency.
 		 */
 		private RuleAlgorithm algorithm = RuleAlgorithm.GCRA;
 
@@ -615,6 +616,13 @@ public class RateLimitProperties {
 		private String cost = "1";
 
 		/**
+		 * Values counted by algorithm distinct, in the syntax of 'key' (e.g. header:X-Username,
+		 * #{request.getParameter('username')}, ip): each subject may present at most 'limit' distinct values per
+		 * 'period'. Required by distinct, rejected by every other algorithm.
+		 */
+		private @Nullable String distinct;
+
+		/**
 		 * Whether the rule blocks ('enforce') or only observes ('shadow').
 		 */
 		private RuleMode mode = RuleMode.ENFORCE;
@@ -655,6 +663,14 @@ public class RateLimitProperties {
 
 		public void setKey(String key) {
 			this.key = key;
+		}
+
+		public @Nullable String getDistinct() {
+			return this.distinct;
+		}
+
+		public void setDistinct(@Nullable String distinct) {
+			this.distinct = distinct;
 		}
 
 		public RuleAlgorithm getAlgorithm() {
@@ -789,6 +805,9 @@ public class RateLimitProperties {
 
 		/** {@link Algorithm#CONCURRENCY}. */
 		CONCURRENCY,
+
+		/** {@link Algorithm#DISTINCT}. */
+		DISTINCT,
 
 		/** A per-instance concurrency limit that follows latency (see {@link Adaptive}). */
 		ADAPTIVE_CONCURRENCY;

@@ -178,6 +178,7 @@ public final class RuleCompiler {
 			throw new InvalidRateLimitRuleException(prefix + "." + missing.propertyName(),
 					"the " + missing.propertyName().replace('-', ' ') + " is missing", fixOf(missing));
 		}
+		KeyResolver distinct = distinct(prefix, algorithm, rule, apiKeyHeader);
 		long limit = required(prefix + ".limit", rule.getLimit(), fixOf(Field.LIMIT));
 		Long burst = rule.getBurst();
 		if (burst != null && burst < 1) {
@@ -206,7 +207,7 @@ public final class RuleCompiler {
 		return new RateLimitRule(name, match(prefix + ".match", rule.getMatch()),
 				key(prefix + ".key", rule.getKey(), apiKeyHeader), policy, tiers, tierKey,
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
-				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())));
+				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct);
 	}
 
 	/**
@@ -232,6 +233,30 @@ public final class RuleCompiler {
 					"Use 429 (the client asked too much and can slow down) or 503 (the server cannot take more right"
 							+ " now), or remove it for the default");
 		}
+	}
+
+	/** Compiles the values a distinct rule counts: required by distinct, rejected by every other algorithm. */
+	private @Nullable KeyResolver distinct(String prefix, Algorithm algorithm, RateLimitProperties.Rule rule,
+			String apiKeyHeader) {
+		String spec = rule.getDistinct();
+		if (algorithm != Algorithm.DISTINCT) {
+			if (spec != null) {
+				throw new InvalidRateLimitRuleException(prefix + ".distinct",
+						"only algorithm distinct counts distinct values, not " + algorithm.configName(),
+						"Remove it, or set algorithm to distinct");
+			}
+			return null;
+		}
+		if (spec == null || spec.isBlank()) {
+			throw new InvalidRateLimitRuleException(prefix + ".distinct", "algorithm distinct needs the values to count",
+					"Set it like a key, e.g. header:X-Username or #{request.getParameter('username')}");
+		}
+		if (!rule.getCost().trim().equals("1")) {
+			throw new InvalidRateLimitRuleException(prefix + ".cost",
+					"a distinct rule counts values, each request presenting one, so it has no cost",
+					"Remove it");
+		}
+		return key(prefix + ".distinct", spec, apiKeyHeader);
 	}
 
 	private AdaptiveConcurrencyRule compileAdaptive(String name, RateLimitProperties.Rule rule) {
@@ -305,7 +330,8 @@ public final class RuleCompiler {
 			return rule.getPhase();
 		}
 		boolean user = KeyResolvers.hasPart(rule.getKey(), "user")
-				|| (rule.getTierKey() != null && KeyResolvers.hasPart(rule.getTierKey(), "user"));
+				|| (rule.getTierKey() != null && KeyResolvers.hasPart(rule.getTierKey(), "user"))
+				|| (rule.getDistinct() != null && KeyResolvers.hasPart(rule.getDistinct(), "user"));
 		return user ? RulePhase.AFTER_AUTHENTICATION : RulePhase.BEFORE_AUTHENTICATION;
 	}
 
@@ -358,7 +384,9 @@ public final class RuleCompiler {
 		RateLimitPolicy policy = compiled.policy();
 		line.append(", key ").append(rule.getKey().trim()).append(", ").append(policy.algorithm().configName())
 			.append(' ').append(policy.limit())
-			.append((policy.algorithm() == Algorithm.CONCURRENCY) ? " in flight, lease timeout " : " per ")
+			.append((policy.algorithm() == Algorithm.CONCURRENCY) ? " in flight, lease timeout "
+					: (policy.algorithm() == Algorithm.DISTINCT) ? " values of " + rule.getDistinct().trim() + " per "
+							: " per ")
 			.append(Periods.format(policy.period()));
 		if (policy.algorithm().usesBurst() && policy.capacity() != policy.limit()) {
 			line.append(" (burst ").append(policy.capacity()).append(')');

@@ -163,7 +163,7 @@ public class LocalRateLimitStore implements RateLimitStore {
 		boolean admitted = true;
 		for (int i = 0; i < n; i++) {
 			RateLimitCheck check = checks.get(i);
-			algorithms[i] = Algorithms.of(check.policy(), check.subject(), leaseId);
+			algorithms[i] = Algorithms.of(check, leaseId);
 			outcomes[i] = algorithms[i].apply(entries[i].state, now, check.cost());
 			admitted &= check.shadow() || outcomes[i].allowed();
 			if (algorithms[i] instanceof Concurrency concurrency) {

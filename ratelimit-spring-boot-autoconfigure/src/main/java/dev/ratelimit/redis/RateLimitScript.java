@@ -46,8 +46,15 @@ final class RateLimitScript {
 		this.script = new LuaScript(location);
 	}
 
-	/** The reply of one script call. */
-	record Reply(boolean allowed, long nowMicros, List<Decision> decisions) {
+	/**
+	 * The reply of one script call.
+	 * @param allowed whether the request is admitted
+	 * @param nowMicros the script's time
+	 * @param decisions one per check
+	 * @param added per check, whether it is a distinct check whose admission added its value to the window (what a
+	 * refund must take back)
+	 */
+	record Reply(boolean allowed, long nowMicros, List<Decision> decisions, boolean[] added) {
 	}
 
 	/** What a call does, passed as {@code ARGV[2]}. */
@@ -116,6 +123,10 @@ final class RateLimitScript {
 		if (policy.algorithm() == Algorithm.CONCURRENCY) {
 			return leaseId.getBytes(StandardCharsets.UTF_8);
 		}
+		if (policy.algorithm() == Algorithm.DISTINCT) {
+			String value = check.distinctValue();
+			return (value != null) ? value.getBytes(StandardCharsets.US_ASCII) : EMPTY;
+		}
 		return policy.spreadWindows() ? ascii(Algorithms.windowOffset(policy, check.subject())) : ZERO;
 	}
 
@@ -128,6 +139,7 @@ final class RateLimitScript {
 		long now = number(values, 1);
 		int n = checks.size();
 		List<Decision> decisions = new ArrayList<>(n);
+		boolean[] added = new boolean[n];
 		for (int i = 0; i < n; i++) {
 			RateLimitCheck check = checks.get(i);
 			int base = 2 + VALUES_PER_CHECK * i;
@@ -136,6 +148,11 @@ final class RateLimitScript {
 					number(values, base + 4), now);
 			int reclaimedAt = 2 + VALUES_PER_CHECK * n + i;
 			long reclaimed = (values.size() > reclaimedAt) ? number(values, reclaimedAt) : 0;
+			if (check.policy().algorithm() == Algorithm.DISTINCT) {
+				// the same reply field says whether the admission added the value: not a reclaimed slot
+				added[i] = reclaimed > 0;
+				reclaimed = 0;
+			}
 			if (check.acquiresLease() && allowed && decision.allowed() && mode == Mode.EVALUATE) {
 				decision = decision.withLease(new Lease(check.policy(), check.subject(), leaseId, check.cost()),
 						reclaimed);
@@ -145,7 +162,7 @@ final class RateLimitScript {
 			}
 			decisions.add(decision);
 		}
-		return new Reply(allowed, now, decisions);
+		return new Reply(allowed, now, decisions, added);
 	}
 
 	private static long number(List<Object> values, int index) {

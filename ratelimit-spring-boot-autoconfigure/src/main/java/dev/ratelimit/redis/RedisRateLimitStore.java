@@ -246,9 +246,11 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
-		byte[] key = this.keys.key(policy.name(), subject).getBytes(StandardCharsets.UTF_8);
+		String key = this.keys.key(policy.name(), subject);
+		// a distinct check above the exact limit keeps its window start beside its HyperLogLog (same slot)
 		IssuedCommands commands = call();
-		await(commands.abandonWhenCancelled(commands.issue((redis) -> redis.del(key))));
+		await(commands.abandonWhenCancelled(commands.issue((redis) -> redis.del(key.getBytes(StandardCharsets.UTF_8),
+				(key + ":w").getBytes(StandardCharsets.UTF_8)))));
 	}
 
 	/** Returns the key under which a subject's state of a policy is stored. */

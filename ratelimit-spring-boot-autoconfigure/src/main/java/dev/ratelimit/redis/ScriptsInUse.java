@@ -52,8 +52,10 @@ record ScriptsInUse(RateLimitScript general, RateLimitScript gcra, LeaseScript l
 		List<RateLimitCheck> consumed = new ArrayList<>(checks.size());
 		for (int i = 0; i < checks.size(); i++) {
 			RateLimitCheck check = checks.get(i);
-			long cost = admitted.decisions().get(i).allowed() ? check.cost() : 0;
-			consumed.add(check.withCost(cost));
+			boolean distinct = check.policy().algorithm() == Algorithm.DISTINCT;
+			// a distinct check gives back its value only if its admission added it (a value seen before stays)
+			boolean consumedSome = admitted.decisions().get(i).allowed() && (!distinct || admitted.added()[i]);
+			consumed.add(check.withCost(consumedSome ? check.cost() : 0));
 		}
 		return this.general.run(commands, keys, consumed, now, RateLimitScript.Mode.refund(admitted.nowMicros()),
 				leaseId);

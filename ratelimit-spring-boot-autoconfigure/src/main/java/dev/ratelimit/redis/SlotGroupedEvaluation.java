@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import io.lettuce.core.cluster.SlotHash;
@@ -17,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Decides the checks of one request in a Redis Cluster, where only keys of one hash slot may share a script call:
  * the checks are grouped by slot and the groups run concurrently. When one group denies, the groups that admitted
- * are refunded (a second call that gives back exactly what they consumed) and report their state without the
+ * are refunded (a second call that gives back exactly what they consumed; a distinct value that a HyperLogLog
+ * counted cannot be taken back and stays counted) and report their state without the
  * request; for a peek, which consumed nothing, they are inspected again.
  */
 final class SlotGroupedEvaluation {

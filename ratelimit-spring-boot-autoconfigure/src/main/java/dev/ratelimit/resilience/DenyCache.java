@@ -16,8 +16,8 @@ import dev.ratelimit.Verdict;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Remembers requests denied for at least {@code minimumWait}, so that the same request (same rules, subjects and
- * costs) is denied from memory until the wait ends: same decisions (their durations shortened by the time elapsed),
+ * Remembers requests denied for at least {@code minimumWait}, so that the same request (same rules, subjects, costs
+ * and distinct values) is denied from memory until the wait ends: same decisions (their durations shortened by the time elapsed),
  * no store call. Allowed requests are never cached. Bounded in entries; each entry expires when its wait ends.
  * <p>
  * This is exact, not an approximation: a denied request consumed nothing, and its {@code retryAfter} is the time
@@ -166,6 +166,8 @@ public final class DenyCache {
 				.append('/')
 				.append(check.policy().capacity())
 				.append(check.shadow() ? 's' : 'e')
+				// a distinct denial holds for a new value only: a value seen in the window is admitted
+				.append((check.distinctValue() != null) ? check.distinctValue() : "")
 				.append('\u0001');
 		}
 		return signature.toString();

@@ -3,6 +3,7 @@ package dev.ratelimit.rule;
 import java.util.Map;
 import java.util.Objects;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.DenialStatus;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitCheck;
@@ -25,14 +26,19 @@ import org.jspecify.annotations.Nullable;
  * @param onStoreFailure what to do while the store is unavailable
  * @param phase where the filter applies it: before or after authentication, never {@link RulePhase#AUTO}
  * @param status how its denials are answered, 429 or 503
+ * @param distinct the values a {@link dev.ratelimit.Algorithm#DISTINCT distinct} rule counts per subject, else
+ * {@code null}
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status) {
+		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
 		Objects.requireNonNull(status, "status");
+		if ((distinct != null) != (policy.algorithm() == Algorithm.DISTINCT)) {
+			throw new IllegalArgumentException("A rule has distinct values exactly when its algorithm is distinct");
+		}
 		if (phase == RulePhase.AUTO) {
 			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
 		}
@@ -42,11 +48,27 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
 			StoreFailureMode onStoreFailure, RulePhase phase) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS);
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS, null);
+	}
+
+	/** Creates a rule that counts no distinct values. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, null);
+	}
+
+	/** Creates a rule whose denials are answered with {@link DenialStatus#TOO_MANY_REQUESTS}. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase, @Nullable KeyResolver distinct) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS,
+				distinct);
 	}
 
 	/**
-	 * Returns the check of this rule for a request, or {@code null} when its key resolves to nothing.
+	 * Returns the check of this rule for a request, or {@code null} when its key (or the distinct value of a
+	 * distinct rule) resolves to nothing.
 	 * @param request the request
 	 * @param failures told of a key, tier key or cost that cannot be resolved, before this rule falls back
 	 * @return the check
@@ -72,8 +94,23 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			failures.report(this.name, ResolutionPart.COST, ex);
 			units = 1;
 		}
-		return new RateLimitCheck(policyFor(request, failures), subject, units, this.mode == RuleMode.SHADOW,
-				this.status);
+		boolean shadow = this.mode == RuleMode.SHADOW;
+		if (this.distinct != null) {
+			String value = distinctValue(request, failures);
+			return (value != null)
+					? RateLimitCheck.distinct(policyFor(request, failures), subject, value, shadow, this.status) : null;
+		}
+		return new RateLimitCheck(policyFor(request, failures), subject, units, shadow, this.status);
+	}
+
+	private @Nullable String distinctValue(RateLimitRequest request, ResolutionFailures failures) {
+		try {
+			return this.distinct.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			failures.report(this.name, ResolutionPart.DISTINCT, ex);
+			return request.clientIp();
+		}
 	}
 
 	/**

@@ -103,6 +103,7 @@ public final class ResolutionFailures {
 			case KEY -> "the client IP is used instead";
 			case TIER_KEY -> "the rule's own limit is used instead";
 			case COST -> "the request costs 1 instead";
+			case DISTINCT -> "the client IP is counted as the value instead";
 		};
 	}
 

@@ -11,10 +11,11 @@ ARGV[2]   '' to evaluate; 'peek' to peek (evaluate, writing nothing); to refund,
           refunded request was admitted
 ARGV[3 + 6(i-1) .. 8 + 6(i-1)], per check i:
           algorithm   1 fixed window, 2 sliding log, 3 sliding counter, 4 token bucket, 5 leaky bucket, 6 GCRA,
-                      7 concurrency
+                      7 concurrency, 8 distinct
           a, b, c     fixed window: period, limit, window offset   | sliding log, counter: period, limit, 0
                       token bucket, leaky bucket, GCRA: interval (period / limit), capacity, 0
                       concurrency: lease timeout, limit, lease id (the request's; '' when it acquires nothing)
+                      distinct: period, limit, the value's token (decimal digits; '' when cost is 0)
           cost        units (0 inspects only)
           shadow      1 when the check may not deny the request, else 0
 
@@ -26,8 +27,9 @@ Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining
           then per check: reclaimed }
           retryAfter is 0 when allowed, -1 when the cost exceeds what the policy can ever admit. nextAfter is the time
           until one more unit is available than remaining (0 when nothing is used, and always for concurrency; at
-          most retryAfter of a denial). reclaimed is the
-          number of expired slots that a concurrency check's admission removed (a peek: would remove), else 0.
+          most retryAfter of a denial). reclaimed is the number of expired slots that a concurrency check's
+          admission removed (a peek: would remove); for a distinct check, 1 when its admission added a value that
+          the window had not counted (a peek: would add); else 0.
 
 Concurrency: an admitted request of cost c holds the lease <id> as c members '<id>:1' .. '<id>:c' of the check's
 sorted set, scored by their expiry (now + lease timeout); a member is held while its expiry is after now. The write
@@ -36,11 +38,22 @@ counted). remaining = limit - held; resetAfter = until the earliest held member 
 denial = until the (held + cost - limit)-th earliest held member expires, clamped to [1 ms, 1 s] (a suggested wait:
 releases free slots sooner). Releasing and renewing leases is lease.lua's.
 
+Distinct: each subject presents at most `limit` distinct values per window [k * period, (k + 1) * period); a value
+already counted in the window is admitted and changes nothing; any cost above 0 presents the value once. Limits up to
+512 count exactly, in a set of the tokens; above 512 in a HyperLogLog (a value is seen when PFADD changes no
+register, and a new value is admitted while PFCOUNT with it stays within the limit). The string '<key>:w' (same hash
+tag, so same slot) says which window, and which form, the state counts: 's<windowStart>' or 'h<windowStart>'; a later
+window that the clock stepped back out of counts until it ends, as for the fixed window. For a HyperLogLog, phase 1
+learns whether a value is new by adding it and restoring the sketch's bytes, so it writes nothing in effect.
+remaining = limit - count; resetAfter = until the window ends (0 when nothing is counted); retryAfter of a denial = until the window ends.
+
 Peek: evaluate without phase 2's writes. The reply is exactly the one evaluate would give at this moment (verdict,
 and for an allowed request the state after its cost); no key is created, changed or given a new TTL.
 
 Refund: gives back `cost` of every check, as consumed at ARGV[2] (used when checks in different Redis Cluster slots
-were evaluated separately and another slot denied; a concurrency check releases the lease it acquired), then
+were evaluated separately and another slot denied; a concurrency check releases the lease it acquired; a distinct
+check, sent with a cost only when its admission added its value, removes it from an exact set, while a HyperLogLog
+cannot forget and keeps it), then
 inspects every check with cost 0. Reply: as for evaluate, without the reclaimed counts.
 
 State and TTL (every write sets one, no longer than the state matters):
@@ -51,6 +64,8 @@ State and TTL (every write sets one, no longer than the state matters):
   sliding log  sorted set, one member '<now>:<n>' per unit, scored by its time; TTL until the newest is forgotten
   counter      string 'windowStart previous current'; TTL until both windows have slid out
   concurrency  sorted set, one member '<lease id>:<k>' per slot, scored by its expiry; TTL until the latest expires
+  distinct     set of tokens (limit <= 512) or HyperLogLog, and '<key>:w' holding 's|h<windowStart>'; both with a
+               TTL until the window ends
 ]]
 
 local call = redis.call
@@ -279,6 +294,73 @@ local function concurrency(key, timeout, limit, cost)
   return allowed(limit - held - cost, reset, 0, reclaimable, 0)
 end
 
+local EXACT_MAX_LIMIT = 512
+
+-- The window of a distinct check and whether its state counts: '<key>:w' holds 's<windowStart>' for an exact set or
+-- 'h<windowStart>' for a HyperLogLog; the current window, or a later one that the clock stepped back out of, counts
+-- until it ends (a state of the other form, left by the rule's earlier limit, does not).
+local function distinctWindow(key, period, exact)
+  local windowStart = floor(now / period) * period
+  local v = call('GET', key .. ':w')
+  if v and sub(v, 1, 1) == (exact and 's' or 'h') then
+    local start = tonumber(sub(v, 2))
+    if start >= windowStart and start % period == 0 then
+      return start, true
+    end
+  end
+  return windowStart, false
+end
+
+-- Value: 1 when the admission adds the value (it was not counted in the window), else 0.
+local function distinct(key, period, limit, value, cost)
+  local exact = limit <= EXACT_MAX_LIMIT
+  local windowStart, current = distinctWindow(key, period, exact)
+  local untilEnd = windowStart + period - now
+  local count = 0
+  if current then
+    count = call(exact and 'SCARD' or 'PFCOUNT', key)
+  end
+  local reset = 0
+  if count > 0 then reset = untilEnd end
+  -- values come back only when the window ends: the next one is as far as the full reset
+  if cost == 0 then
+    return allowed(limit - count, reset, reset, 0, 0)
+  end
+  local after
+  if not current then
+    after = 1
+  elseif exact then
+    if call('SISMEMBER', key, value) == 1 then
+      return allowed(limit - count, reset, reset, 0, 0)
+    end
+    after = count + 1
+  else
+    local saved = call('GET', key)
+    if call('PFADD', key, value) == 0 then
+      return allowed(limit - count, reset, reset, 0, 0)
+    end
+    after = call('PFCOUNT', key)
+    call('SET', key, saved, 'KEEPTTL')
+  end
+  if after > limit then
+    return denied(limit - count, reset, untilEnd, untilEnd)
+  end
+  return allowed(limit - after, untilEnd, untilEnd, 1, untilEnd)
+end
+
+-- Adds the value of an admitted distinct check, starting the state afresh when it counted no current window.
+local function addDistinct(key, period, limit, value, ttl)
+  local exact = limit <= EXACT_MAX_LIMIT
+  local windowStart, current = distinctWindow(key, period, exact)
+  -- SET first: the first write must be one Redis refuses when out of memory (see addLogEntries)
+  call('SET', key .. ':w', (exact and 's' or 'h') .. int(windowStart), 'PX', px(ttl))
+  if not current then
+    call('DEL', key)
+  end
+  call(exact and 'SADD' or 'PFADD', key, value)
+  call('PEXPIRE', key, px(ttl))
+end
+
 local function weighted(count, overlap, period)
   return floor(count * overlap / period)
 end
@@ -355,6 +437,7 @@ local function compute(i, cost)
   if algorithm == 2 then return slidingLog(key, a, b, cost) end
   if algorithm == 3 then return slidingCounter(key, a, b, cost) end
   if algorithm == 7 then return concurrency(key, a, b, cost) end
+  if algorithm == 8 then return distinct(key, a, b, ARGV[base + 3], cost) end
   error('ratelimit: unknown algorithm ' .. tostring(ARGV[base]))
 end
 
@@ -416,6 +499,10 @@ local function refund(i, admittedAt)
   if cost == 0 then return end
   if algorithm == 7 then
     inChunks('ZREM', key, leaseMembers(ARGV[base + 3], cost), 1000)
+  elseif algorithm == 8 then
+    if b <= EXACT_MAX_LIMIT then
+      redis.pcall('SREM', key, ARGV[base + 3])
+    end
   elseif algorithm >= 4 then
     local v = call('GET', key)
     if v then
@@ -496,6 +583,10 @@ for i = 1, n do
         addLogEntries(KEYS[i], tonumber(ARGV[base + 1]), values[i], cost, ttls[i])
       elseif ARGV[base] == '7' then
         addLease(KEYS[i], tonumber(ARGV[base + 1]), ARGV[base + 3], cost)
+      elseif ARGV[base] == '8' then
+        if values[i] == 1 then
+          addDistinct(KEYS[i], tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]), ARGV[base + 3], ttls[i])
+        end
       else
         call('SET', KEYS[i], type(values[i]) == 'number' and int(values[i]) or values[i], 'PX', px(ttls[i]))
       end
@@ -505,7 +596,8 @@ end
 for i = 1, n do
   local base = 3 + 6 * (i - 1)
   local reclaimed = 0
-  if verdict == 1 and ARGV[base] == '7' and reply[3 + 5 * (i - 1)] == 1 and ARGV[base + 4] ~= '0' then
+  if verdict == 1 and (ARGV[base] == '7' or ARGV[base] == '8') and reply[3 + 5 * (i - 1)] == 1
+      and ARGV[base + 4] ~= '0' then
     reclaimed = values[i]
   end
   reply[2 + 5 * n + i] = reclaimed

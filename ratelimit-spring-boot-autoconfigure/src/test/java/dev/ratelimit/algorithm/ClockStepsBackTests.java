@@ -199,7 +199,7 @@ class ClockStepsBackTests {
 
 	/**
 	 * One subject under one policy: the state a store would keep, committed as the stores commit it. Each request
-	 * acquires under its own lease id, as in a store.
+	 * acquires under its own lease id, as in a store, and a distinct request presents a value of its own.
 	 */
 	private static final class Subject {
 
@@ -221,6 +221,11 @@ class ClockStepsBackTests {
 
 		@SuppressWarnings("unchecked")
 		private LimitAlgorithm<Object> algorithm(String leaseId) {
+			if (this.policy.algorithm() == Algorithm.DISTINCT) {
+				// each request presents a new value (its id); "" is one never presented
+				return (LimitAlgorithm<Object>) (LimitAlgorithm<?>) new Distinct(this.policy.periodMicros(),
+						this.policy.limit(), leaseId);
+			}
 			return (LimitAlgorithm<Object>) Algorithms.of(this.policy, "subject", leaseId);
 		}
 

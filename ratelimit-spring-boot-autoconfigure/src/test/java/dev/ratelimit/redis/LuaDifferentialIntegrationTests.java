@@ -12,11 +12,13 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
+import dev.ratelimit.DenialStatus;
 import dev.ratelimit.Lease;
 import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.algorithm.Distinct;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.local.LocalStoreStates;
 import dev.ratelimit.test.MutableClock;
@@ -99,8 +101,39 @@ class LuaDifferentialIntegrationTests {
 		}
 		run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed), BATCH, (r) -> {
 			RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
-			return List.of(new RateLimitCheck(policy, "s" + r.nextInt(4), RandomCosts.of(r, policy), false));
+			return List.of(randomCheck(r, policy, "s" + r.nextInt(4), false));
 		});
+	}
+
+	/**
+	 * Distinct values, counted exactly (limits up to 1,000) and in HyperLogLogs (above), alone and beside another
+	 * rule in one request: the sequence must have covered, for both forms, a new value admitted, a seen value admitted
+	 * and a new value denied, and a request denied by the other rule.
+	 */
+	@Test
+	void distinctValuesMatchReferenceExactlyAndInHyperLogLogs() {
+		long seed = seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			long limit = (i % 2 == 0) ? random.nextLong(1, 12)
+					: random.nextLong(Distinct.EXACT_MAX_LIMIT + 1, Distinct.EXACT_MAX_LIMIT + 60);
+			// idle gaps of the random clock reach days: one sketch gets a year to fill up
+			long[] periods = { 3_600_000_000L, 31_536_000_000_000L, 60_000_000L, 3_600_000_000L };
+			long period = periods[i];
+			policies.add(RateLimitPolicy.of("v" + i, Algorithm.DISTINCT, limit, Duration.ofNanos(period * 1_000)));
+		}
+		RateLimitPolicy other = RateLimitPolicy.of("o", Algorithm.GCRA, 20, Duration.ofSeconds(1));
+		Map<String, Integer> seen = run(random, seed, "dv-" + Long.toHexString(seed), BATCH, (r) -> {
+			// half of the requests fill the year-long sketch of one subject (the random clock spans years)
+			int index = r.nextBoolean() ? 1 : r.nextInt(policies.size());
+			RateLimitCheck check = randomCheck(r, policies.get(index), (index == 1) ? "s0" : "s" + r.nextInt(2), false);
+			return (r.nextInt(4) == 0) ? List.of(check, randomCheck(r, other, "s0", false)) : List.of(check);
+		});
+		assertThat(seen).as("seed %d", seed)
+			.containsKeys("exact: new admitted", "exact: seen admitted", "exact: new denied",
+					"hyperloglog: new admitted", "hyperloglog: seen admitted", "hyperloglog: new denied",
+					"distinct allowed, denied by another rule");
 	}
 
 	@Test
@@ -156,8 +189,7 @@ class LuaDifferentialIntegrationTests {
 				if (!used.contains(index)) {
 					used.add(index);
 					RateLimitPolicy policy = rates.get(index);
-					request.add(new RateLimitCheck(policy, "s" + r.nextInt(3), RandomCosts.of(r, policy),
-							r.nextInt(8) == 0));
+					request.add(randomCheck(r, policy, "s" + r.nextInt(3), r.nextInt(8) == 0));
 				}
 			}
 			RateLimitPolicy policy = leased.get(r.nextInt(leased.size()));
@@ -180,8 +212,7 @@ class LuaDifferentialIntegrationTests {
 				if (!used.contains(index)) {
 					used.add(index);
 					RateLimitPolicy policy = policies.get(index);
-					request.add(new RateLimitCheck(policy, "s" + r.nextInt(3), RandomCosts.of(r, policy),
-							r.nextInt(5) == 0));
+					request.add(randomCheck(r, policy, "s" + r.nextInt(3), r.nextInt(5) == 0));
 				}
 			}
 			return request;
@@ -254,6 +285,7 @@ class LuaDifferentialIntegrationTests {
 					peeked = evaluateNext ? decisions : null;
 				}
 				else {
+					List<Decision> decisionsBefore = reference.peek(withoutCosts(request));
 					decisions = reference.evaluate(request);
 					actual.add(lua.evaluateAsync(request));
 					for (RateLimitCheck check : request) {
@@ -271,6 +303,7 @@ class LuaDifferentialIntegrationTests {
 						leases.remove(0);
 					}
 					countLeaseEvents(verdict, seen);
+					countDistinctEvents(verdict, decisionsBefore, seen);
 				}
 				expected.add(decisions);
 			}
@@ -321,6 +354,32 @@ class LuaDifferentialIntegrationTests {
 		}
 		if (concurrencyDenied && rateAllowed) {
 			seen.merge("denied by concurrency, a rate check allowing", 1, Integer::sum);
+		}
+	}
+
+	private static List<RateLimitCheck> withoutCosts(List<RateLimitCheck> request) {
+		return request.stream().map((check) -> check.withCost(0)).toList();
+	}
+
+	/** Counts what distinct checks did: admitted a new or a seen value (remaining unchanged), or denied a new one. */
+	private static void countDistinctEvents(Verdict verdict, List<Decision> before, Map<String, Integer> seen) {
+		for (int i = 0; i < verdict.checks().size(); i++) {
+			RateLimitCheck check = verdict.checks().get(i);
+			Decision decision = verdict.decisions().get(i);
+			if (check.policy().algorithm() != Algorithm.DISTINCT || check.cost() == 0) {
+				continue;
+			}
+			String form = Distinct.exact(check.policy().limit()) ? "exact: " : "hyperloglog: ";
+			if (!decision.allowed()) {
+				seen.merge(form + "new denied", 1, Integer::sum);
+			}
+			else if (!verdict.allowed()) {
+				seen.merge("distinct allowed, denied by another rule", 1, Integer::sum);
+			}
+			else {
+				boolean same = decision.remaining() == before.get(i).remaining() && before.get(i).remaining() > 0;
+				seen.merge(form + (same ? "seen admitted" : "new admitted"), 1, Integer::sum);
+			}
 		}
 	}
 
@@ -410,10 +469,30 @@ class LuaDifferentialIntegrationTests {
 		return random.nextLong(20_000_000, 200_000_000_000L);
 	}
 
+	/**
+	 * Returns a check of a random cost; a distinct check presents a value from a pool somewhat larger than its limit,
+	 * so that values repeat and limits are reached, for exact sets and HyperLogLogs alike.
+	 */
+	private static RateLimitCheck randomCheck(SplittableRandom random, RateLimitPolicy policy, String subject,
+			boolean shadow) {
+		long cost = RandomCosts.of(random, policy);
+		if (policy.algorithm() != Algorithm.DISTINCT) {
+			return new RateLimitCheck(policy, subject, cost, shadow);
+		}
+		long pool = Distinct.exact(policy.limit()) ? 2 * policy.limit() + 2 : policy.limit() + 300;
+		return new RateLimitCheck(policy, subject, cost, shadow, DenialStatus.TOO_MANY_REQUESTS,
+				Distinct.token("v" + random.nextLong(pool)));
+	}
+
 	private static RateLimitPolicy randomPolicy(SplittableRandom random, Algorithm algorithm, String name) {
 		long[] periods = { 1_000, 7_777, 100_000, 1_000_000, 3_000_000, 60_000_000, 3_600_000_000L };
 		long periodMicros = periods[random.nextInt(periods.length)];
 		long limit = random.nextLong(1, 40);
+		if (algorithm == Algorithm.DISTINCT && random.nextInt(3) == 0) {
+			// a HyperLogLog: its limit must be reachable within a window
+			periodMicros = 3_600_000_000L;
+			limit = random.nextLong(Distinct.EXACT_MAX_LIMIT + 1, Distinct.EXACT_MAX_LIMIT + 200);
+		}
 		RateLimitPolicy policy = RateLimitPolicy.of(name, algorithm, limit, Duration.ofNanos(periodMicros * 1_000));
 		if (algorithm.usesBurst() && random.nextBoolean()) {
 			policy = policy.withBurst(random.nextLong(1, 60));

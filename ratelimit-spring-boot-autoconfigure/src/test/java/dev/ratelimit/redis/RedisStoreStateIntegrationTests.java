@@ -23,6 +23,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource.Mode;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -63,7 +65,7 @@ class RedisStoreStateIntegrationTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void requestDeniedBySecondCheckLeavesFirstCheckStateByteForByteUnchanged(Algorithm algorithm) {
 		RateLimitPolicy first = RateLimitPolicy.of("first", algorithm, 10, Duration.ofMinutes(10));
 		RateLimitPolicy second = RateLimitPolicy.of("second", Algorithm.GCRA, 1, Duration.ofMinutes(10));
@@ -84,7 +86,7 @@ class RedisStoreStateIntegrationTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void peekLeavesExistingStateByteForByteUnchangedAndCreatesNoKey(Algorithm algorithm) {
 		RateLimitPolicy policy = RateLimitPolicy.of("peeked", algorithm, 10, Duration.ofMinutes(10));
 		assertThat(this.store.evaluate(List.of(RateLimitCheck.of(policy, "known", 2))).get(0).allowed()).isTrue();
@@ -106,7 +108,7 @@ class RedisStoreStateIntegrationTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void everyWrittenKeyHasTtlNoLongerThanTheAlgorithmNeeds(Algorithm algorithm) {
 		Duration period = Duration.ofSeconds(90);
 		RateLimitPolicy policy = RateLimitPolicy.of("ttl", algorithm, 30, period);
@@ -117,7 +119,7 @@ class RedisStoreStateIntegrationTests {
 		assertThat(keys).hasSize(5);
 		long bound = switch (algorithm) {
 			// concurrency: until the lease timeout (the period)
-			case FIXED_WINDOW, SLIDING_WINDOW_LOG, CONCURRENCY -> period.toMillis();
+			case FIXED_WINDOW, SLIDING_WINDOW_LOG, CONCURRENCY, DISTINCT -> period.toMillis();
 			case SLIDING_WINDOW_COUNTER -> 2 * period.toMillis();
 			// a bucket is back to "no state" after cost * interval: at most 5 units of 3 s here
 			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> 5 * policy.intervalMicros() / 1_000;
@@ -196,6 +198,62 @@ class RedisStoreStateIntegrationTests {
 		String subject = UUID.randomUUID().toString().substring(0, 16);
 		defaultPrefix.evaluate(List.of(RateLimitCheck.of(policy, subject)));
 		assertThat(redis.memoryUsage(defaultPrefix.key(policy, subject).getBytes())).isLessThanOrEqualTo(72);
+	}
+
+	/**
+	 * A distinct state is a set of tokens (or a HyperLogLog above 512) and the window string beside it, both
+	 * expiring with the window; peeks and denied requests, of new and of seen values, leave both byte for byte as
+	 * they were, even though a HyperLogLog's peek adds and restores. (The state is read once before the dump: Redis
+	 * caches a HyperLogLog's count inside its bytes on the first PFCOUNT after a change.)
+	 */
+	@ParameterizedTest
+	@ValueSource(longs = { 10, 2_000 })
+	void distinctStateIsUnchangedByPeeksAndDenialsAndExpiresWithItsWindow(long limit) {
+		RateLimitPolicy policy = RateLimitPolicy.of("values", Algorithm.DISTINCT, limit, Duration.ofMinutes(10));
+		RateLimitPolicy strict = RateLimitPolicy.of("strict", Algorithm.GCRA, 1, Duration.ofMinutes(10));
+		String subject = "10.0.0.42";
+		assertThat(this.store.evaluate(List.of(RateLimitCheck.distinct(policy, subject, "u0", false),
+				RateLimitCheck.of(strict, subject)))).allMatch(Decision::allowed);
+		for (int i = 1; i < 5; i++) {
+			this.store.evaluate(List.of(RateLimitCheck.distinct(policy, subject, "u" + i, false)));
+		}
+		byte[] key = key(policy, subject);
+		byte[] window = (this.store.key(policy, subject) + ":w").getBytes();
+		assertThat(redis.type(key)).isEqualTo((limit <= 512) ? "set" : "string");
+		assertThat(new String(redis.get(window))).startsWith((limit <= 512) ? "s" : "h");
+		this.store.peek(List.of(RateLimitCheck.distinct(policy, subject, "u1", false)));
+		byte[] before = redis.dump(key);
+		byte[] windowBefore = redis.dump(window);
+		long ttlBefore = redis.pttl(key);
+		assertThat(ttlBefore).isPositive().isLessThanOrEqualTo(600_000);
+		assertThat(redis.pttl(window)).isPositive().isLessThanOrEqualTo(600_000);
+
+		for (String value : List.of("u1", "u99")) {
+			List<RateLimitCheck> request = List.of(RateLimitCheck.distinct(policy, subject, value, false),
+					RateLimitCheck.of(strict, subject));
+			assertThat(this.store.peek(request.subList(0, 1)).get(0).allowed()).isTrue();
+			assertThat(this.store.peek(request).get(1).allowed()).isFalse();
+			assertThat(this.store.evaluate(request).get(1).allowed()).isFalse();
+		}
+		assertThat(this.store.peek(List.of(RateLimitCheck.distinct(policy, "unknown", "u1", false))).get(0).allowed())
+			.isTrue();
+
+		assertThat(redis.dump(key)).isEqualTo(before);
+		assertThat(redis.dump(window)).isEqualTo(windowBefore);
+		assertThat(redis.pttl(key)).as("TTL not rewritten").isLessThanOrEqualTo(ttlBefore)
+			.isGreaterThan(ttlBefore - 1_000);
+		assertThat(redis.exists(key(policy, "unknown"))).isZero();
+		assertThat(redis.exists((this.store.key(policy, "unknown") + ":w").getBytes())).isZero();
+	}
+
+	@Test
+	void distinctValuesReachRedisOnlyAsTokens() {
+		RateLimitPolicy policy = RateLimitPolicy.of("values", Algorithm.DISTINCT, 5, Duration.ofMinutes(10));
+		String hostile = "x".repeat(10_000) + "\r\nFLUSHALL";
+		this.store.evaluate(List.of(RateLimitCheck.distinct(policy, "10.0.0.1", hostile, false)));
+		assertThat(redis.smembers(key(policy, "10.0.0.1"))).extracting(String::new)
+			.containsExactly(dev.ratelimit.algorithm.Distinct.token(hostile))
+			.allSatisfy((member) -> assertThat(member).matches("[0-9]{1,19}"));
 	}
 
 	private byte[] key(RateLimitPolicy policy, String subject) {

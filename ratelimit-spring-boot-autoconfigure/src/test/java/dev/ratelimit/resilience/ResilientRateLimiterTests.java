@@ -92,6 +92,22 @@ class ResilientRateLimiterTests {
 	}
 
 	@Test
+	void distinctRulesAreEnforcedInMemoryWhileTheStoreFailsAndADeniedValueDeniesNoSeenOne() {
+		RateLimitPolicy usernames = RateLimitPolicy.of("local", Algorithm.DISTINCT, 2, Duration.ofHours(1));
+		this.primary.setFailing(true);
+		assertThat(this.limiter.evaluate(RateLimitCheck.distinct(usernames, "10.0.0.1", "u1", false)).allowed()).isTrue();
+		assertThat(this.limiter.evaluate(RateLimitCheck.distinct(usernames, "10.0.0.1", "u2", false)).allowed()).isTrue();
+		Verdict third = this.limiter.evaluate(RateLimitCheck.distinct(usernames, "10.0.0.1", "u3", false));
+		assertThat(third.allowed()).isFalse();
+		assertThat(third.storeUnavailable()).isFalse();
+		assertThat(this.limiter.state()).isEqualTo(StoreState.FALLBACK);
+		assertThat(this.limiter.evaluate(RateLimitCheck.distinct(usernames, "10.0.0.1", "u3", false)).allowed()).isFalse();
+		assertThat(this.limiter.evaluate(RateLimitCheck.distinct(usernames, "10.0.0.1", "u1", false)).allowed())
+			.as("seen in the hour, whatever the deny cache remembers of u3")
+			.isTrue();
+	}
+
+	@Test
 	void allowRulesAdmitWhileTheStoreFails() {
 		this.primary.setFailing(true);
 		for (int i = 0; i < 10; i++) {

@@ -33,7 +33,7 @@ public class HttpTestApplication {
 			this.reports = reports;
 		}
 
-		@GetMapping({ "/hello", "/composite/a", "/composite/b", "/search", "/shadow", "/retry", "/open" })
+		@GetMapping({ "/hello", "/composite/a", "/composite/b", "/search", "/shadow", "/retry", "/open", "/login" })
 		String ok() {
 			return "ok";
 		}

@@ -44,6 +44,28 @@ class TwoInstancesIntegrationTests {
 		}
 	}
 
+	/**
+	 * The usernames one IP presented through either instance count together: u1 to u5 alternately through both are
+	 * admitted, u6 is rejected by each instance, and a username seen by one is admitted by the other.
+	 */
+	@Test
+	void twoApplicationContextsSharingRedisCountDistinctValuesTogether(RedisEndpoint redis) throws Exception {
+		redis.flushAll();
+		try (ConfigurableApplicationContext first = start(redis); ConfigurableApplicationContext second = start(redis)) {
+			List<TestHttp> instances = List.of(new TestHttp(port(first)), new TestHttp(port(second)));
+			for (int i = 1; i <= 5; i++) {
+				assertThat(instances.get(i % 2).get("/login?username=u" + i).statusCode()).as("u%d", i).isEqualTo(200);
+			}
+			for (TestHttp instance : instances) {
+				assertThat(instance.get("/login?username=u6").statusCode()).isEqualTo(429);
+			}
+			assertThat(instances.get(0).get("/login?username=u1").statusCode()).as("u1, first seen by the other")
+				.isEqualTo(200);
+			assertThat(instances.get(1).get("/login?username=u2").statusCode()).as("u2, first seen by the other")
+				.isEqualTo(200);
+		}
+	}
+
 	private static ConfigurableApplicationContext start(RedisEndpoint redis) {
 		return new SpringApplicationBuilder(HttpTestApplication.class)
 			.properties("spring.config.name=ratelimit-http-test", "server.port=0",

@@ -61,7 +61,9 @@ abstract class RateLimitFieldsConformance {
 	protected abstract HttpResponse<String> get(String path, Map<String, String> headers);
 
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+	// the rate algorithms; a concurrency rule's fields are checked below, a distinct rule's (which needs a value per
+	// request) in DistinctHttpIntegrationTests
+	@EnumSource(value = Algorithm.class, names = { "CONCURRENCY", "DISTINCT" }, mode = EnumSource.Mode.EXCLUDE)
 	void fieldsOfAllowedAndDeniedResponsesFollowTheDraft(Algorithm algorithm) throws Exception {
 		String rule = "cf-" + algorithm.configName();
 		Map<String, String> client = client();
@@ -133,7 +135,9 @@ abstract class RateLimitFieldsConformance {
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+	// the rate algorithms; a concurrency rule's fields are checked below, a distinct rule's (which needs a value per
+	// request) in DistinctHttpIntegrationTests
+	@EnumSource(value = Algorithm.class, names = { "CONCURRENCY", "DISTINCT" }, mode = EnumSource.Mode.EXCLUDE)
 	void clientsSleepingTOrRetryAfterAreAdmittedOnTheirFirstRetry(Algorithm algorithm) throws Exception {
 		String path = "/cf/retry/" + algorithm.configName();
 		// the two clients have their own quotas and run side by side

@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -24,9 +25,12 @@ import org.jspecify.annotations.Nullable;
  * {@code null}
  * @param reclaimed expired lease slots (of crashed instances, or of requests that outlived the lease timeout) that
  * this check's admission removed, or that a peek's admission would remove; 0 for the other algorithms
+ * @param decidedAt when the store decided, on the store's own clock (Redis {@code TIME} for the Redis store): what a
+ * {@link Consumption refund} needs to find the window the units were counted in; {@code null} for a decision that no
+ * store made (a rule failing open while the store is unavailable, or a denial remembered by the deny cache)
  */
 public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
-		@Nullable Lease lease, long reclaimed) {
+		@Nullable Lease lease, long reclaimed, @Nullable Instant decidedAt) {
 
 	/** The {@link #retryAfter()} of a cost the policy can never admit. */
 	public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
@@ -46,9 +50,15 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 		}
 	}
 
-	/** Creates a decision that holds no lease. */
+	/** Creates a decision that holds no lease and that no store made. */
 	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
-		this(allowed, limit, remaining, resetAfter, retryAfter, null, 0);
+		this(allowed, limit, remaining, resetAfter, retryAfter, null, 0, null);
+	}
+
+	/** Creates a decision that no store made, with a lease and count of reclaimed slots. */
+	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
+			@Nullable Lease lease, long reclaimed) {
+		this(allowed, limit, remaining, resetAfter, retryAfter, lease, reclaimed, null);
 	}
 
 	/**
@@ -62,6 +72,17 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 	}
 
 	/**
+	 * Creates a decision that a store made at {@code decidedAtMicros} (microseconds since the epoch on its clock), from
+	 * the microsecond values of the reference maths and the Lua script ({@code retryAfterMicros = -1} meaning never).
+	 */
+	public static Decision ofMicros(boolean allowed, long limit, long remaining, long resetAfterMicros,
+			long retryAfterMicros, long decidedAtMicros) {
+		Duration retryAfter = (retryAfterMicros < 0) ? NEVER : Duration.of(retryAfterMicros, ChronoUnit.MICROS);
+		return new Decision(allowed, limit, remaining, Duration.of(resetAfterMicros, ChronoUnit.MICROS), retryAfter,
+				null, 0, Instant.EPOCH.plus(decidedAtMicros, ChronoUnit.MICROS));
+	}
+
+	/**
 	 * Returns a copy with the given lease and count of reclaimed slots.
 	 * @param lease the lease held, or {@code null}
 	 * @param reclaimed the expired slots reclaimed
@@ -69,7 +90,7 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 	 */
 	public Decision withLease(@Nullable Lease lease, long reclaimed) {
 		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfter, this.retryAfter, lease,
-				reclaimed);
+				reclaimed, this.decidedAt);
 	}
 
 	/** Returns whether the cost of the request exceeds what the policy can ever admit. */

@@ -36,6 +36,11 @@ public record RateLimitCheck(RateLimitPolicy policy, String subject, long cost, 
 		return new RateLimitCheck(policy, subject, cost, false);
 	}
 
+	/** Returns this check at another cost, e.g. {@code 0} to inspect what it would consume. */
+	public RateLimitCheck withCost(long cost) {
+		return new RateLimitCheck(this.policy, this.subject, cost, this.shadow);
+	}
+
 	/**
 	 * Returns whether this check acquires a {@link Lease} when the request is admitted: a concurrency check of cost
 	 * &gt; 0.

@@ -107,6 +107,28 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boo
 		return (leases != null) ? List.copyOf(leases) : List.of();
 	}
 
+	/**
+	 * Returns what this admitted request consumed: one {@link Consumption} per check of a rate policy (not
+	 * concurrency) that consumed units in a store, in the order of the checks. Empty for a denied request, which
+	 * consumed nothing; a check decided by no store (a rule failing open while the store is unavailable) consumed
+	 * nothing either.
+	 */
+	public List<Consumption> consumptions() {
+		if (!allowed()) {
+			return List.of();
+		}
+		List<Consumption> consumptions = new ArrayList<>(this.checks.size());
+		for (int i = 0; i < this.checks.size(); i++) {
+			RateLimitCheck check = this.checks.get(i);
+			Decision decision = this.decisions.get(i);
+			if (check.cost() > 0 && decision.allowed() && decision.decidedAt() != null
+					&& check.policy().algorithm() != Algorithm.CONCURRENCY) {
+				consumptions.add(new Consumption(check.policy(), check.subject(), check.cost(), decision.decidedAt()));
+			}
+		}
+		return List.copyOf(consumptions);
+	}
+
 	/** Returns the longest wait among the enforced checks that denied, or zero when allowed. */
 	public Duration retryAfter() {
 		return deniedIndexes().stream()

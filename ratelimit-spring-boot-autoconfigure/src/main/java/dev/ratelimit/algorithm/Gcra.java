@@ -37,4 +37,16 @@ public record Gcra(long intervalMicros, long capacity) implements LimitAlgorithm
 		return Outcome.allowed(Math.floorDiv(tolerance - ahead, this.intervalMicros), ahead, new State(newTat), ahead);
 	}
 
+	/**
+	 * Moves {@code tat} back by {@code cost} intervals, but not before now: no state when that reaches now.
+	 */
+	@Override
+	public @Nullable State refund(@Nullable State state, long now, long admittedAt, long cost) {
+		if (state == null) {
+			return null;
+		}
+		long tat = state.tat() - cost * this.intervalMicros;
+		return (tat > now) ? new State(tat) : null;
+	}
+
 }

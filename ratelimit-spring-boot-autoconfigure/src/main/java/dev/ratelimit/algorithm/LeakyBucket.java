@@ -43,4 +43,16 @@ public record LeakyBucket(long intervalMicros, long capacity) implements LimitAl
 		return Outcome.allowed(this.capacity - level - cost, reset, new State(now + reset), reset);
 	}
 
+	/**
+	 * Moves {@code emptyAt} back by {@code cost} intervals, but not before now: no state when that reaches now.
+	 */
+	@Override
+	public @Nullable State refund(@Nullable State state, long now, long admittedAt, long cost) {
+		if (state == null) {
+			return null;
+		}
+		long emptyAt = state.emptyAt() - cost * this.intervalMicros;
+		return (emptyAt > now) ? new State(emptyAt) : null;
+	}
+
 }

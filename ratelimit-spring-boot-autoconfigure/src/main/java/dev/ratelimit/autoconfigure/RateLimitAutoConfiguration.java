@@ -15,6 +15,7 @@ import dev.ratelimit.adaptive.AdaptiveConcurrencyRule;
 import dev.ratelimit.adaptive.NetflixConcurrencyLimiters;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.rule.CountWhenRefund;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RuleOverrideRepository;
@@ -150,6 +151,16 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean(name = "rateLimitLeaseRelease")
 	LeaseRelease rateLimitLeaseRelease(RateLimiter rateLimiter) {
 		return new LeaseRelease(rateLimiter);
+	}
+
+	/**
+	 * Gives back the units of rules with {@code count-when} when the request or call ends with an outcome they do not
+	 * count.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitCountWhenRefund")
+	CountWhenRefund rateLimitCountWhenRefund(RateLimiter rateLimiter, RateLimitRules rateLimitRules) {
+		return new CountWhenRefund(rateLimiter, rateLimitRules);
 	}
 
 	private static KeyResolver keyResolverBean(BeanFactory beanFactory, String name) {

@@ -129,7 +129,7 @@ final class RateLimitScript {
 			RateLimitCheck check = checks.get(i);
 			int base = 2 + 4 * i;
 			Decision decision = Decision.ofMicros(number(values, base) == 1, check.policy().limit(),
-					number(values, base + 1), number(values, base + 2), number(values, base + 3));
+					number(values, base + 1), number(values, base + 2), number(values, base + 3), number(values, 1));
 			long reclaimed = (values.size() > 2 + 4 * n) ? number(values, 2 + 4 * n + i) : 0;
 			if (check.acquiresLease() && allowed && decision.allowed() && mode == Mode.EVALUATE) {
 				decision = decision.withLease(new Lease(check.policy(), check.subject(), leaseId, check.cost()),

@@ -22,16 +22,25 @@ import org.jspecify.annotations.Nullable;
  * @param mode whether it blocks
  * @param onStoreFailure what to do while the store is unavailable
  * @param phase where the filter applies it: before or after authentication, never {@link RulePhase#AUTO}
+ * @param countWhen which outcomes of an admitted request count ({@code count-when}; the others are refunded when it
+ * ends), or {@code null} when every admitted request counts
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-		StoreFailureMode onStoreFailure, RulePhase phase) {
+		StoreFailureMode onStoreFailure, RulePhase phase, @Nullable CountWhen countWhen) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
 		if (phase == RulePhase.AUTO) {
 			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
 		}
+	}
+
+	/** Creates a rule whose every admitted request counts. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, null);
 	}
 
 	/**

@@ -75,7 +75,7 @@ public final class RequestCompletion {
 			// the chain may have created the state (a later filter registered a callback): then this call is outside
 			// it, and the inner call that proceeded ends it
 			if (state != null && --state.depth == 0) {
-				state.exit(request, failure);
+				state.exit(request, response, failure);
 			}
 		}
 	}
@@ -117,13 +117,26 @@ public final class RequestCompletion {
 		/** How it ended if not {@link Outcome#COMPLETED}; the first recorded wins. */
 		private volatile @Nullable Outcome recorded;
 
-		void exit(HttpServletRequest request, @Nullable Throwable failure) {
+		/** The exception it failed with, thrown or handled; the first recorded wins. */
+		private volatile @Nullable Throwable failure;
+
+		/** Whether an exception was thrown through the outermost filter: the container answers 500. */
+		private volatile boolean thrown;
+
+		private volatile @Nullable HttpServletResponse response;
+
+		void exit(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure) {
+			this.response = response;
 			if (failure != null) {
 				record(outcomeOf(failure));
+				recordFailure(failure);
+				this.thrown = true;
 			}
-			else if (request.getAttribute(HANDLED_EXCEPTION_ATTRIBUTE) instanceof Throwable handled
-					&& outcomeOf(handled) == Outcome.ABORTED) {
-				record(Outcome.ABORTED);
+			else if (request.getAttribute(HANDLED_EXCEPTION_ATTRIBUTE) instanceof Throwable handled) {
+				if (outcomeOf(handled) == Outcome.ABORTED) {
+					record(Outcome.ABORTED);
+				}
+				recordFailure(handled);
 			}
 			if (request.isAsyncStarted()) {
 				try {
@@ -143,9 +156,18 @@ public final class RequestCompletion {
 			}
 		}
 
+		synchronized void recordFailure(@Nullable Throwable failure) {
+			if (this.failure == null) {
+				this.failure = failure;
+			}
+		}
+
 		void end() {
 			Outcome outcome = this.recorded;
-			this.completion.end((outcome != null) ? outcome : Outcome.COMPLETED);
+			HttpServletResponse response = this.response;
+			Integer status = this.thrown ? Integer.valueOf(HttpServletResponse.SC_INTERNAL_SERVER_ERROR)
+					: (response != null) ? Integer.valueOf(response.getStatus()) : null;
+			this.completion.end((outcome != null) ? outcome : Outcome.COMPLETED, status, this.failure);
 		}
 
 		@Override
@@ -162,6 +184,7 @@ public final class RequestCompletion {
 		@Override
 		public void onError(AsyncEvent event) {
 			record(outcomeOf(event.getThrowable()));
+			recordFailure(event.getThrowable());
 		}
 
 		@Override

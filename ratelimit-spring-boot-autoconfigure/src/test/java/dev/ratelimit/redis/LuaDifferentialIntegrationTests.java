@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Lease;
 import dev.ratelimit.LeaseIds;
@@ -43,7 +44,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Binds the Lua script to the Java reference: the same random sequences of (time, subject, cost) must give identical
  * decisions (allowed, remaining, retryAfter, resetAfter, and the lease acquired and slots reclaimed) from the
  * reference maths (through the local store) and from the script with an explicit {@code now}, for evaluations and for
- * peeks, which must change no state. Leases acquired are released and renewed at random ({@code lease.lua}), with the
+ * peeks, which must change no state, and for refunds of what admitted requests consumed ({@code count-when}: the
+ * script's refund mode against {@code LimitAlgorithm.refund}), mostly of a request just admitted, sometimes of an
+ * older one whose window has gone by. Leases acquired are released and renewed at random ({@code lease.lua}), with the
  * same answers on both sides, and the lease sets that both sides keep must be equal. The time mostly moves forward
  * and sometimes steps back. Both sides draw their lease ids from generators with the same prefix, so they agree.
  * <p>
@@ -64,6 +67,9 @@ class LuaDifferentialIntegrationTests {
 
 	/** Percentage of operations that release or renew leases, while any were acquired. */
 	private static final int LEASE_OPERATIONS = 25;
+
+	/** Percentage of operations that refund what an admitted request consumed (count-when), while any did. */
+	private static final int REFUND_OPERATIONS = 8;
 
 	private static LettuceConnectionFactory factory;
 
@@ -97,10 +103,14 @@ class LuaDifferentialIntegrationTests {
 		for (int i = 0; i < 6; i++) {
 			policies.add(randomPolicy(random, algorithm, "d" + i));
 		}
-		run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed), BATCH, (r) -> {
-			RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
-			return List.of(new RateLimitCheck(policy, "s" + r.nextInt(4), RandomCosts.of(r, policy), false));
-		});
+		Map<String, Integer> seen = run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed),
+				BATCH, (r) -> {
+					RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
+					return List.of(new RateLimitCheck(policy, "s" + r.nextInt(4), RandomCosts.of(r, policy), false));
+				});
+		if (algorithm != Algorithm.CONCURRENCY) {
+			assertThat(seen).as("seed %d", seed).containsKey("refund");
+		}
 	}
 
 	@Test
@@ -210,6 +220,7 @@ class LuaDifferentialIntegrationTests {
 		lua.loadScripts();
 		Map<String, RateLimitCheck> written = new LinkedHashMap<>();
 		List<Lease> leases = new ArrayList<>();
+		List<Consumption> consumptions = new ArrayList<>();
 		Map<String, Integer> seen = new TreeMap<>();
 		int done = 0;
 		List<RateLimitCheck> peekedRequest = null;
@@ -241,6 +252,20 @@ class LuaDifferentialIntegrationTests {
 					seen.merge(kind + answers, 1, Integer::sum);
 					continue;
 				}
+				if (!afterPeek && !consumptions.isEmpty() && random.nextInt(100) < REFUND_OPERATIONS) {
+					// mostly one of the latest (a request that just ended), sometimes an older one
+					int back = (random.nextInt(4) == 0) ? random.nextInt(consumptions.size())
+							: random.nextInt(Math.min(consumptions.size(), 4));
+					List<Consumption> refunded = List.of(consumptions.remove(consumptions.size() - 1 - back));
+					List<Decision> answers = reference.refund(refunded);
+					assertThat(unpeeked.refund(refunded)).as("%s, never peeked: refund %s", operation, refunded)
+						.isEqualTo(answers);
+					actual.add(lua.refundAsync(refunded));
+					operations.add(operation + ", refund " + refunded);
+					expected.add(answers);
+					seen.merge("refund", 1, Integer::sum);
+					continue;
+				}
 				List<RateLimitCheck> request = afterPeek ? peekedRequest : requests.next(random);
 				boolean peek = !afterPeek && random.nextInt(100) < PEEKS;
 				operations.add(operation + (peek ? ", peek: " : afterPeek ? ", right after its peek: " : ": ")
@@ -269,6 +294,10 @@ class LuaDifferentialIntegrationTests {
 					leases.addAll(verdict.leases());
 					while (leases.size() > 64) {
 						leases.remove(0);
+					}
+					consumptions.addAll(verdict.consumptions());
+					while (consumptions.size() > 64) {
+						consumptions.remove(0);
 					}
 					countLeaseEvents(verdict, seen);
 				}

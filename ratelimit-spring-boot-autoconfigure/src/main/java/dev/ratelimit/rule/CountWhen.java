@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.ratelimit.Completion.Outcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -81,6 +82,23 @@ public final class CountWhen {
 		context.setVariable("status", status);
 		context.setVariable("exception", exception);
 		return expression.getValue(context);
+	}
+
+	/**
+	 * Returns whether a request or call that ended so counts against the rule: never one that did not run
+	 * ({@link Outcome#REJECTED}), always one whose client went away ({@link Outcome#ABORTED}), else as
+	 * {@link #counts(Integer, Throwable)} says.
+	 * @param outcome how it ended
+	 * @param status the response status, or {@code null} for a call
+	 * @param exception what the request or call failed with, or {@code null}
+	 * @return whether it counts
+	 */
+	public boolean counts(Outcome outcome, @Nullable Integer status, @Nullable Throwable exception) {
+		return switch (outcome) {
+			case REJECTED -> false;
+			case ABORTED -> true;
+			default -> counts(status, exception);
+		};
 	}
 
 	/**

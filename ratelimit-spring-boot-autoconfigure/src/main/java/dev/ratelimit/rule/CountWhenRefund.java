@@ -75,7 +75,7 @@ public final class CountWhenRefund implements AdmissionListener {
 			Completion completion) {
 		List<Consumption> refunds = new ArrayList<>(consumptions.size());
 		for (int i = 0; i < consumptions.size(); i++) {
-			if (!counts(conditions.get(i), outcome, completion)) {
+			if (!conditions.get(i).counts(outcome, completion.status(), completion.failure())) {
 				refunds.add(consumptions.get(i));
 			}
 		}
@@ -89,15 +89,6 @@ public final class CountWhenRefund implements AdmissionListener {
 			logger.warn("Could not give back " + refunds.size() + " uncounted consumption(s) (count-when); they stay"
 					+ " consumed", ex);
 		}
-	}
-
-	/** Returns whether an ending counts: never when it did not run, always when the client went away. */
-	static boolean counts(CountWhen countWhen, Outcome outcome, Completion completion) {
-		return switch (outcome) {
-			case REJECTED -> false;
-			case ABORTED -> true;
-			default -> countWhen.counts(completion.status(), completion.failure());
-		};
 	}
 
 }

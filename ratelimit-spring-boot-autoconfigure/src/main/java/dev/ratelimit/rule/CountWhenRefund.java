@@ -7,6 +7,7 @@ import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.Completion;
 import dev.ratelimit.Completion.Outcome;
 import dev.ratelimit.Consumption;
+import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import org.apache.commons.logging.Log;
@@ -43,9 +44,10 @@ public final class CountWhenRefund implements AdmissionListener {
 	/** Returns whether the verdict consumed units under a rule with {@code count-when}. */
 	@Override
 	public boolean wants(Verdict verdict) {
-		for (Consumption consumption : verdict.consumptions()) {
-			if (countWhen(consumption) != null) {
-				return true;
+		// on every admitted request: look the rules up before making any receipt
+		for (RateLimitCheck check : verdict.checks()) {
+			if (check.cost() > 0 && countWhen(check.policy().name()) != null) {
+				return !verdict.consumptions().isEmpty();
 			}
 		}
 		return false;
@@ -56,7 +58,7 @@ public final class CountWhenRefund implements AdmissionListener {
 		List<Consumption> consumptions = new ArrayList<>();
 		List<CountWhen> conditions = new ArrayList<>();
 		for (Consumption consumption : verdict.consumptions()) {
-			CountWhen countWhen = countWhen(consumption);
+			CountWhen countWhen = countWhen(consumption.policy().name());
 			if (countWhen != null) {
 				consumptions.add(consumption);
 				conditions.add(countWhen);
@@ -67,8 +69,8 @@ public final class CountWhenRefund implements AdmissionListener {
 		}
 	}
 
-	private @Nullable CountWhen countWhen(Consumption consumption) {
-		return this.rules.get(consumption.policy().name()).map(RateLimitRule::countWhen).orElse(null);
+	private @Nullable CountWhen countWhen(String rule) {
+		return this.rules.get(rule).map(RateLimitRule::countWhen).orElse(null);
 	}
 
 	private void refundUncounted(List<Consumption> consumptions, List<CountWhen> conditions, Outcome outcome,

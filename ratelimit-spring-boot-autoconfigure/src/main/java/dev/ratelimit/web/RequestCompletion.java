@@ -20,7 +20,10 @@ import org.springframework.web.util.DisconnectedClientHelper;
  * asynchronous ({@code Callable}, {@code DeferredResult}, {@code CompletableFuture}, SSE and streaming responses),
  * when its asynchronous processing completes, times out or fails, on whatever thread that happens. A client that
  * closed the connection ends it as {@link Outcome#ABORTED}, whether the failed write was thrown through the chain or
- * handled by Spring MVC (which answers nothing more to a client that is gone).
+ * handled by Spring MVC (which answers nothing more to a client that is gone). The completion also says what the
+ * request produced ({@link Completion#status()}, {@link Completion#failure()}): the response's status (500 for an
+ * exception thrown through the outermost filter), and the exception thrown through it, handled by Spring MVC's exception
+ * resolvers, or raised by its asynchronous processing, so that rules with {@code count-when} can judge the outcome.
  * <p>
  * Filters register their callbacks with {@code RequestCompletion.of(request).onEnd(...)} and continue the chain with
  * {@link #proceed}; a request for which no callback was ever registered costs one attribute lookup.

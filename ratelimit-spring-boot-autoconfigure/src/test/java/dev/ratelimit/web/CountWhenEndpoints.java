@@ -17,7 +17,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * A login whose failures count ({@code count-when-login}: 401 only) and a service whose calls count only when they
  * throw {@link IllegalArgumentException} ({@code count-when-calls}), for {@code CountWhenIntegrationTests}. The login
- * counts the requests that reached its password check, and can hold them there until the test opens its gate.
+ * counts the requests that reached its password check, and can hold them there until the test opens its gate. Added
+ * to {@link HttpTestApplication} by that test only, since its rules live in {@code ratelimit-http-test.yml}.
  */
 @Configuration(proxyBeanMethods = false)
 class CountWhenEndpoints {

@@ -38,7 +38,7 @@ import static org.awaitility.Awaitility.await;
  * {@code @RateLimited} call by the exceptions it throws.
  */
 @RedisStandaloneTest
-@SpringBootTest(classes = HttpTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = { HttpTestApplication.class, CountWhenEndpoints.class }, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = "spring.config.name=ratelimit-http-test")
 class CountWhenIntegrationTests {
 

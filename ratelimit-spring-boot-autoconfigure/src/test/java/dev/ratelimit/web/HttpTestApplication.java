@@ -21,7 +21,7 @@ import org.springframework.web.bind.annotation.RestController;
 		"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
 		"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration" })
 @Import({ HttpTestApplication.Endpoints.class, HttpTestApplication.Reports.class, CompletionEndpoints.class,
-		AdaptiveEndpoints.class, CountWhenEndpoints.class })
+		AdaptiveEndpoints.class })
 public class HttpTestApplication {
 
 	@RestController

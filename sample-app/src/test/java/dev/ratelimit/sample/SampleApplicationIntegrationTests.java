@@ -360,8 +360,13 @@ class SampleApplicationIntegrationTests {
 				&& line.endsWith(" 1.0"));
 		assertThat(lines).as("store latency is published as a histogram (percentiles-histogram in application.yml)")
 			.anyMatch((line) -> line.startsWith("ratelimit_store_latency_seconds_bucket{"));
+		// the memory gauges are tagged by Redis node (host:port): on this machine Redis has the client's address too
+		List<String> withoutNodes = lines.stream()
+			.map((line) -> line.replaceAll("node=\"[^\"]*\"", "node=\"\""))
+			.toList();
 		for (String clientKey : List.of(apiKey, "demo-pro-key", "127.0.0.1", "metrics-user")) {
-			assertThat(lines).as("no ratelimit_ line names a client").noneMatch((line) -> line.contains(clientKey));
+			assertThat(withoutNodes).as("no ratelimit_ line names a client")
+				.noneMatch((line) -> line.contains(clientKey));
 		}
 
 		// who is denied is the endpoint's business, not the metrics'

@@ -24,6 +24,10 @@ public final class Completion {
 
 	private @Nullable Outcome outcome;
 
+	private @Nullable Integer status;
+
+	private @Nullable Throwable failure;
+
 	/**
 	 * Registers a callback to run once when the request or call ends; at once if it already has.
 	 * @param callback told how it ended
@@ -47,6 +51,18 @@ public final class Completion {
 	 * @return whether this call ended it (false when it had already ended)
 	 */
 	public boolean end(Outcome outcome) {
+		return end(outcome, null, null);
+	}
+
+	/**
+	 * Ends the request or call, saying what it produced; see {@link #end(Outcome)}. Callbacks read it through
+	 * {@link #status()} and {@link #failure()}.
+	 * @param outcome how it ended
+	 * @param status the status of the response, or {@code null} for a call (or a request without one)
+	 * @param failure the exception it failed with, or {@code null}
+	 * @return whether this call ended it (false when it had already ended)
+	 */
+	public boolean end(Outcome outcome, @Nullable Integer status, @Nullable Throwable failure) {
 		List<Consumer<Outcome>> toRun;
 		synchronized (this) {
 			if (this.callbacks == null) {
@@ -55,6 +71,8 @@ public final class Completion {
 			toRun = this.callbacks;
 			this.callbacks = null;
 			this.outcome = outcome;
+			this.status = status;
+			this.failure = failure;
 		}
 		for (Consumer<Outcome> callback : toRun) {
 			run(callback, outcome);
@@ -65,6 +83,23 @@ public final class Completion {
 	/** Returns how the request or call ended, or {@code null} while it has not. */
 	public synchronized @Nullable Outcome outcome() {
 		return this.outcome;
+	}
+
+	/**
+	 * Returns the status of the response a request ended with (for a request that failed with an exception thrown
+	 * through the filters, 500), or {@code null} for a call, or while it has not ended.
+	 */
+	public synchronized @Nullable Integer status() {
+		return this.status;
+	}
+
+	/**
+	 * Returns the exception the request or call failed with: thrown by the method, thrown through the filters, or
+	 * handled by Spring MVC's exception resolvers (e.g. an {@code @ExceptionHandler}); {@code null} when there was none,
+	 * or while it has not ended.
+	 */
+	public synchronized @Nullable Throwable failure() {
+		return this.failure;
 	}
 
 	private static void run(Consumer<Outcome> callback, @Nullable Outcome outcome) {

@@ -32,9 +32,13 @@ import org.jspecify.annotations.Nullable;
  * @param resetAt the instant, on the store's clock, at which the quota is fully restored (the store's time of the
  * decision plus {@code resetAfter}), so that every answer about the same state names the same instant; {@code null}
  * when no store decided (e.g. a fallback while the store is unavailable)
+ * @param decidedAt when the store decided, on the store's own clock (Redis {@code TIME} for the Redis store): what a
+ * {@link Consumption refund} needs to find the window the units were counted in; {@code null} for a decision that no
+ * store made (a rule failing open while the store is unavailable, or a denial remembered by the deny cache)
  */
 public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
-		@Nullable Lease lease, long reclaimed, Duration nextAfter, @Nullable Instant resetAt) {
+		@Nullable Lease lease, long reclaimed, Duration nextAfter, @Nullable Instant resetAt,
+		@Nullable Instant decidedAt) {
 
 	/** The {@link #retryAfter()} of a cost the policy can never admit. */
 	public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
@@ -58,16 +62,24 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 	}
 
 	/**
-	 * Creates a decision whose time until more quota is not known: taken as {@code resetAfter}, or
-	 * {@code retryAfter} when that is sooner, and whose reset instant is not known.
+	 * Creates a decision with a next-unit time and reset instant that no store made (no {@code decidedAt}).
+	 */
+	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
+			@Nullable Lease lease, long reclaimed, Duration nextAfter, @Nullable Instant resetAt) {
+		this(allowed, limit, remaining, resetAfter, retryAfter, lease, reclaimed, nextAfter, resetAt, null);
+	}
+
+	/**
+	 * Creates a decision that no store made, whose time until more quota is not known: taken as {@code resetAfter},
+	 * or {@code retryAfter} when that is sooner, and whose reset instant is not known.
 	 */
 	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
 			@Nullable Lease lease, long reclaimed) {
 		this(allowed, limit, remaining, resetAfter, retryAfter, lease, reclaimed,
-				allowed ? resetAfter : min(resetAfter, retryAfter), null);
+				allowed ? resetAfter : min(resetAfter, retryAfter), null, null);
 	}
 
-	/** Creates a decision that holds no lease, with the defaults of the constructor above. */
+	/** Creates a decision that holds no lease and that no store made, with the defaults of the constructor above. */
 	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
 		this(allowed, limit, remaining, resetAfter, retryAfter, null, 0);
 	}
@@ -93,9 +105,23 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 	public static Decision ofMicros(boolean allowed, long limit, long remaining, long resetAfterMicros,
 			long retryAfterMicros, long nextAfterMicros, long nowMicros) {
 		Duration retryAfter = (retryAfterMicros < 0) ? NEVER : Duration.of(retryAfterMicros, ChronoUnit.MICROS);
-		Instant resetAt = Instant.EPOCH.plus(nowMicros + resetAfterMicros, ChronoUnit.MICROS);
+		Instant decidedAt = Instant.EPOCH.plus(nowMicros, ChronoUnit.MICROS);
+		Instant resetAt = decidedAt.plus(resetAfterMicros, ChronoUnit.MICROS);
 		return new Decision(allowed, limit, remaining, Duration.of(resetAfterMicros, ChronoUnit.MICROS), retryAfter,
-				null, 0, Duration.of(nextAfterMicros, ChronoUnit.MICROS), resetAt);
+				null, 0, Duration.of(nextAfterMicros, ChronoUnit.MICROS), resetAt, decidedAt);
+	}
+
+	/**
+	 * Creates a decision that a store made at {@code decidedAtMicros} (microseconds since the epoch on its clock), from
+	 * the microsecond values of the reference maths and the Lua script ({@code retryAfterMicros = -1} meaning never),
+	 * whose time until more quota is not known (taken as in the 7-argument constructor).
+	 */
+	public static Decision ofMicros(boolean allowed, long limit, long remaining, long resetAfterMicros,
+			long retryAfterMicros, long decidedAtMicros) {
+		Decision d = ofMicros(allowed, limit, remaining, resetAfterMicros, retryAfterMicros);
+		Instant decidedAt = Instant.EPOCH.plus(decidedAtMicros, ChronoUnit.MICROS);
+		return new Decision(d.allowed, d.limit, d.remaining, d.resetAfter, d.retryAfter, null, 0, d.nextAfter,
+				decidedAt.plus(d.resetAfter), decidedAt);
 	}
 
 	/**
@@ -106,7 +132,7 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 	 */
 	public Decision withLease(@Nullable Lease lease, long reclaimed) {
 		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfter, this.retryAfter, lease,
-				reclaimed, this.nextAfter, this.resetAt);
+				reclaimed, this.nextAfter, this.resetAt, this.decidedAt);
 	}
 
 	/** Returns whether the cost of the request exceeds what the policy can ever admit. */

@@ -103,6 +103,14 @@ public interface RateLimitListener {
 	default void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
 	}
 
+	/**
+	 * Called after admitted checks gave back what they consumed ({@link RateLimiter#refund}), e.g. because the
+	 * request's outcome is one its rule does not count ({@code count-when}).
+	 * @param refunded what was given back
+	 */
+	default void onRefund(List<Consumption> refunded) {
+	}
+
 	/** Returns a listener that calls each of the given listeners. */
 	static RateLimitListener composite(List<RateLimitListener> listeners) {
 		if (listeners.isEmpty()) {
@@ -146,6 +154,13 @@ public interface RateLimitListener {
 			public void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
 				for (RateLimitListener listener : all) {
 					listener.onStoreStateChange(previous, current, cause);
+				}
+			}
+
+			@Override
+			public void onRefund(List<Consumption> refunded) {
+				for (RateLimitListener listener : all) {
+					listener.onRefund(refunded);
 				}
 			}
 

@@ -17,7 +17,9 @@ import java.util.List;
  * <li>a {@link Algorithm#CONCURRENCY concurrency} check that admits a request of cost &gt; 0 acquires a {@link Lease}
  * in the same atomic step as the other checks consume (a denied request holds no lease, and a request denied by a
  * concurrency check consumes nothing elsewhere); expired leases are reclaimed by the next admission. {@link #release}
- * and {@link #renew} act on leases one by one.</li>
+ * and {@link #renew} act on leases one by one;</li>
+ * <li>{@link #refund} gives back what an admitted check consumed, as far as it still counts, and never more: see
+ * there for what that means per algorithm.</li>
  * </ul>
  * The contract is verified by one shared test suite run against every implementation.
  */
@@ -62,6 +64,32 @@ public interface RateLimitStore {
 	 */
 	default List<Boolean> renew(List<Lease> leases) {
 		return NoLeases.operate(this, leases);
+	}
+
+	/**
+	 * Gives back what admitted checks consumed ({@link Verdict#consumptions()}), e.g. because the outcome of the
+	 * request is one its rule does not count. Each consumption is given back as far as it still counts, at the time of
+	 * this call:
+	 * <ul>
+	 * <li>GCRA: the theoretical arrival time moves back by {@code cost} emission intervals, but not before now;</li>
+	 * <li>token bucket: {@code cost} tokens come back, at most up to the capacity (the "full at" time moves back by
+	 * {@code cost} intervals, not before now);</li>
+	 * <li>leaky bucket: the level drops by {@code cost}, not below empty;</li>
+	 * <li>fixed window: the count drops by {@code cost} (not below 0) if the state still counts the window the request
+	 * was admitted in; a later window owes nothing;</li>
+	 * <li>sliding window log: up to {@code cost} entries of the admission's time are removed;</li>
+	 * <li>sliding window counter: the count of the window the request was admitted in drops by {@code cost}, whether it
+	 * is still the current window or has become the previous one.</li>
+	 * </ul>
+	 * A subject without state has nothing to give back. Refunding the same consumption twice gives back twice (within
+	 * those bounds): call it once per consumption.
+	 * <p>
+	 * The default fails: a store that keeps no state to give back cannot refund.
+	 * @param consumptions what the checks consumed
+	 * @return for each consumption, its check's state after the refund (as inspected with cost 0)
+	 */
+	default List<Decision> refund(List<Consumption> consumptions) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot refund");
 	}
 
 	/**

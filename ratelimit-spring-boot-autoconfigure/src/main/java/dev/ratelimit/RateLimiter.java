@@ -44,6 +44,19 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Gives back what admitted checks consumed ({@link Verdict#consumptions()}); see {@link RateLimitStore#refund}
+	 * for what that means per algorithm. Call it once per consumption, e.g. when the request ended with an outcome its
+	 * rule does not count ({@code count-when}).
+	 * <p>
+	 * The default fails: a limiter that keeps no state cannot refund.
+	 * @param consumptions what the checks consumed
+	 * @return for each consumption, its check's state after the refund
+	 */
+	default List<Decision> refund(List<Consumption> consumptions) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot refund");
+	}
+
+	/**
 	 * Forgets a subject's state under a policy everywhere this limiter keeps it, restoring its full quota.
 	 * @param policy the policy
 	 * @param subject the subject

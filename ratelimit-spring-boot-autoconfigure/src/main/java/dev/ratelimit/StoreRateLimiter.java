@@ -96,6 +96,17 @@ public class StoreRateLimiter implements RateLimiter {
 		return leases.isEmpty() ? List.of() : this.store.renew(leases);
 	}
 
+	/** Refunds in the store, and tells the listener ({@link RateLimitListener#onRefund}). */
+	@Override
+	public List<Decision> refund(List<Consumption> consumptions) {
+		if (consumptions.isEmpty()) {
+			return List.of();
+		}
+		List<Decision> decisions = this.store.refund(consumptions);
+		this.listener.onRefund(consumptions);
+		return decisions;
+	}
+
 	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
 		this.store.reset(policy, subject);

@@ -134,6 +134,30 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boo
 		return denied ? DenialStatus.SERVICE_UNAVAILABLE : DenialStatus.TOO_MANY_REQUESTS;
 	}
 
+	/**
+	 * Returns what this admitted request consumed: one {@link Consumption} per check of a rate policy (not
+	 * concurrency, whose leases are released, nor distinct, whose values are not refunded: a value may have been
+	 * counted before, or presented again meanwhile) that consumed units in a store, in the order of the checks. Empty for a denied request, which
+	 * consumed nothing; a check decided by no store (a rule failing open while the store is unavailable) consumed
+	 * nothing either.
+	 */
+	public List<Consumption> consumptions() {
+		if (!allowed()) {
+			return List.of();
+		}
+		List<Consumption> consumptions = new ArrayList<>(this.checks.size());
+		for (int i = 0; i < this.checks.size(); i++) {
+			RateLimitCheck check = this.checks.get(i);
+			Decision decision = this.decisions.get(i);
+			if (check.cost() > 0 && decision.allowed() && decision.decidedAt() != null
+					&& check.policy().algorithm() != Algorithm.CONCURRENCY
+					&& check.policy().algorithm() != Algorithm.DISTINCT) {
+				consumptions.add(new Consumption(check.policy(), check.subject(), check.cost(), decision.decidedAt()));
+			}
+		}
+		return List.copyOf(consumptions);
+	}
+
 	/** Returns the longest wait among the enforced checks that denied, or zero when allowed. */
 	public Duration retryAfter() {
 		return deniedIndexes().stream()

@@ -590,4 +590,89 @@ public abstract class RateLimitStoreContractTests {
 			.isFalse();
 	}
 
+	private Verdict admitted(List<RateLimitCheck> checks) {
+		Verdict verdict = new Verdict(checks, this.store.evaluate(checks));
+		assertThat(verdict.allowed()).isTrue();
+		return verdict;
+	}
+
+	private Consumption consumed(RateLimitPolicy policy, long cost) {
+		return admitted(List.of(RateLimitCheck.of(policy, this.subject, cost))).consumptions().get(0);
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = { "CONCURRENCY", "DISTINCT" })
+	void refundGivesBackExactlyWhatARequestConsumed(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 5, Duration.ofMinutes(1));
+		Consumption first = consumed(policy, 2);
+		this.clock.advanceMicros(10);
+		consumed(policy, 3);
+		assertThat(one(policy, 1).allowed()).isFalse();
+		Decision refunded = this.store.refund(List.of(first)).get(0);
+		assertThat(refunded.allowed()).isTrue();
+		assertThat(refunded.remaining()).isEqualTo(2);
+		assertThat(peek(policy).remaining()).isEqualTo(2);
+		assertThat(one(policy, 2).allowed()).isTrue();
+		assertThat(one(policy, 1).allowed()).as("no more than the refunded units").isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = { "CONCURRENCY", "DISTINCT" })
+	void refundNeverGivesMoreThanTheFullQuota(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 3, Duration.ofSeconds(10));
+		Consumption consumption = consumed(policy, 2);
+		this.clock.advance(Duration.ofSeconds(25));
+		assertThat(this.store.refund(List.of(consumption)).get(0).remaining()).isEqualTo(3);
+		for (int i = 0; i < 3; i++) {
+			assertThat(one(policy, 1).allowed()).isTrue();
+		}
+		assertThat(one(policy, 1).allowed()).isFalse();
+	}
+
+	/** A window gives back only units it still counts: none of a request admitted in a window gone by. */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "FIXED_WINDOW", "SLIDING_WINDOW_LOG", "SLIDING_WINDOW_COUNTER" })
+	void windowsGiveBackNothingOfARequestFromAWindowGoneBy(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 3, Duration.ofSeconds(10));
+		Consumption old = consumed(policy, 1);
+		this.clock.advance(Duration.ofSeconds(25));
+		consumed(policy, 3);
+		assertThat(this.store.refund(List.of(old)).get(0).remaining()).isZero();
+		assertThat(one(policy, 1).allowed()).isFalse();
+	}
+
+	/** The counter gives back to the window the units were counted in, also once it has become the previous one. */
+	@Test
+	void slidingWindowCounterGivesBackToThePreviousWindow() {
+		RateLimitPolicy policy = policy(Algorithm.SLIDING_WINDOW_COUNTER, 4, Duration.ofSeconds(10));
+		this.clock.advanceMicros(10_000_000 - Math.floorMod(this.clock.micros(), 10_000_000));
+		Consumption early = consumed(policy, 4);
+		this.clock.advance(Duration.ofSeconds(10));
+		assertThat(peek(policy).remaining()).as("the previous window weighs fully at its end").isZero();
+		assertThat(this.store.refund(List.of(early)).get(0).remaining()).isEqualTo(4);
+	}
+
+	@Test
+	void refundOfARequestOfSeveralChecksGivesBackEach() {
+		RateLimitPolicy gcra = policy(Algorithm.GCRA, 2, Duration.ofMinutes(1));
+		RateLimitPolicy window = RateLimitPolicy.of("contract-other", Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1));
+		List<RateLimitCheck> request = List.of(RateLimitCheck.of(gcra, this.subject), RateLimitCheck.of(window,
+				this.subject + "-other"));
+		Verdict first = admitted(request);
+		admitted(request);
+		assertThat(this.store.evaluate(request)).allMatch((decision) -> !decision.allowed());
+		assertThat(first.consumptions()).hasSize(2);
+		assertThat(this.store.refund(first.consumptions())).extracting(Decision::remaining).containsExactly(1L, 1L);
+		admitted(request);
+	}
+
+	@Test
+	void refundOfASubjectWithoutStateGivesBackNothing() {
+		RateLimitPolicy policy = policy(Algorithm.GCRA, 2, Duration.ofMinutes(1));
+		Consumption consumption = consumed(policy, 1);
+		this.store.reset(policy, this.subject);
+		assertThat(this.store.refund(List.of(consumption)).get(0).remaining()).isEqualTo(2);
+		assertThat(holdsState(policy, this.subject)).isFalse();
+	}
+
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
+import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
@@ -24,7 +25,9 @@ import org.jspecify.annotations.Nullable;
  * Micrometer metrics of the limiter, tagged by rule and outcome only, never by client key:
  * <ul>
  * <li>{@code ratelimit.requests} (counter; {@code rule}, {@code outcome}: allowed, denied, shadow_denied,
- * fallback_allowed, fallback_denied, store_error), one per check;</li>
+ * fallback_allowed, fallback_denied, store_error), one per check; and {@code outcome} refunded, one per admitted check
+ * whose units were given back when the request ended with an outcome its rule does not count ({@code count-when}),
+ * which was counted as allowed before (so allowed minus refunded is what counted);</li>
  * <li>{@code ratelimit.near.limit} (counter; {@code rule}): an allowed check with at most the threshold of its limit
  * left;</li>
  * <li>{@code ratelimit.store.latency} (timer; {@code result}: success, error): calls to the shared store;</li>
@@ -165,6 +168,13 @@ public class RateLimitMetrics implements RateLimitListener {
 			for (RateLimitCheck check : checks) {
 				counter("ratelimit.requests", check.policy().name(), "outcome", "store_error").increment();
 			}
+		}
+	}
+
+	@Override
+	public void onRefund(List<Consumption> refunded) {
+		for (Consumption consumption : refunded) {
+			counter("ratelimit.requests", consumption.policy().name(), "outcome", "refunded").increment();
 		}
 	}
 

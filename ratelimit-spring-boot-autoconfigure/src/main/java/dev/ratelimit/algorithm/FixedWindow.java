@@ -65,4 +65,16 @@ public record FixedWindow(long periodMicros, long limit, long offsetMicros) impl
 		return Outcome.allowed(this.limit - counted, reset, reset, new State(windowStart, counted), untilEnd);
 	}
 
+	/** Takes the units off the window they were counted in, if the state still holds that window. */
+	@Override
+	public @Nullable State refund(@Nullable State state, long now, long admittedAt, long cost) {
+		if (state == null) {
+			return null;
+		}
+		long admittedWindow = Math.floorDiv(admittedAt - this.offsetMicros, this.periodMicros) * this.periodMicros
+				+ this.offsetMicros;
+		return (state.windowStart() == admittedWindow)
+				? new State(state.windowStart(), Math.max(0, state.count() - cost)) : state;
+	}
+
 }

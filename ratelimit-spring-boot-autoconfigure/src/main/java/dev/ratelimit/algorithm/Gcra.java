@@ -50,4 +50,16 @@ public record Gcra(long intervalMicros, long capacity) implements LimitAlgorithm
 		return ahead - tolerance + (remaining + 1) * this.intervalMicros;
 	}
 
+	/**
+	 * Moves {@code tat} back by {@code cost} intervals, but not before now: no state when that reaches now.
+	 */
+	@Override
+	public @Nullable State refund(@Nullable State state, long now, long admittedAt, long cost) {
+		if (state == null) {
+			return null;
+		}
+		long tat = state.tat() - cost * this.intervalMicros;
+		return (tat > now) ? new State(tat) : null;
+	}
+
 }

@@ -57,4 +57,16 @@ public record LeakyBucket(long intervalMicros, long capacity) implements LimitAl
 		return emptyIn - (Math.min(level, this.capacity) - 1) * this.intervalMicros;
 	}
 
+	/**
+	 * Moves {@code emptyAt} back by {@code cost} intervals, but not before now: no state when that reaches now.
+	 */
+	@Override
+	public @Nullable State refund(@Nullable State state, long now, long admittedAt, long cost) {
+		if (state == null) {
+			return null;
+		}
+		long emptyAt = state.emptyAt() - cost * this.intervalMicros;
+		return (emptyAt > now) ? new State(emptyAt) : null;
+	}
+
 }

@@ -18,4 +18,20 @@ public interface LimitAlgorithm<S> {
 	 */
 	Outcome<S> apply(@Nullable S state, long nowMicros, long cost);
 
+	/**
+	 * Gives back {@code cost} units that a request admitted at {@code admittedAtMicros} consumed, as far as they
+	 * still count: the bucket algorithms move their time back by {@code cost} intervals (never before now, so a
+	 * bucket is never fuller than its capacity of tokens), the windows take the units off the window they were
+	 * counted in if the state still holds it, and the log removes the request's entries.
+	 * @param state the current state, or {@code null} when the key has none
+	 * @param nowMicros the current time in microseconds
+	 * @param admittedAtMicros when the store admitted the request, in microseconds
+	 * @param cost units to give back
+	 * @return the state after the refund, {@code null} when it equals no state
+	 * @throws UnsupportedOperationException for an algorithm whose units are released, not refunded (concurrency)
+	 */
+	default @Nullable S refund(@Nullable S state, long nowMicros, long admittedAtMicros, long cost) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not refund");
+	}
+
 }

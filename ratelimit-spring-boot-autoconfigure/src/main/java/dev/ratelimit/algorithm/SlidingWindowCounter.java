@@ -120,4 +120,23 @@ public record SlidingWindowCounter(long periodMicros, long limit) implements Lim
 		return (previous > 0) ? windowStart + this.periodMicros - now : 0;
 	}
 
+	/**
+	 * Takes the units off the window they were counted in: the current window of the state, or its previous one when
+	 * the state has moved on by one window since.
+	 */
+	@Override
+	public @Nullable State refund(@Nullable State state, long now, long admittedAt, long cost) {
+		if (state == null) {
+			return null;
+		}
+		long admittedWindow = Math.floorDiv(admittedAt, this.periodMicros) * this.periodMicros;
+		if (state.windowStart() == admittedWindow) {
+			return new State(state.windowStart(), state.previous(), Math.max(0, state.current() - cost));
+		}
+		if (state.windowStart() == admittedWindow + this.periodMicros) {
+			return new State(state.windowStart(), Math.max(0, state.previous() - cost), state.current());
+		}
+		return state;
+	}
+
 }

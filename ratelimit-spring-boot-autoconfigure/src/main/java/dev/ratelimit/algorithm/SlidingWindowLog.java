@@ -69,4 +69,25 @@ public record SlidingWindowLog(long periodMicros, long limit) implements LimitAl
 				reset);
 	}
 
+	/** Removes up to {@code cost} entries of the time the request was admitted (its own, or equal ones). */
+	@Override
+	public @Nullable State refund(@Nullable State state, long now, long admittedAt, long cost) {
+		if (state == null) {
+			return null;
+		}
+		long[] times = state.times();
+		long[] kept = new long[times.length];
+		int n = 0;
+		long removed = 0;
+		for (long time : times) {
+			if (time == admittedAt && removed < cost) {
+				removed++;
+			}
+			else {
+				kept[n++] = time;
+			}
+		}
+		return (removed == 0) ? state : new State(Arrays.copyOf(kept, n));
+	}
+
 }

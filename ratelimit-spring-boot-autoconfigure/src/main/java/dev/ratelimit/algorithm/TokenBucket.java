@@ -57,4 +57,16 @@ public record TokenBucket(long intervalMicros, long capacity) implements LimitAl
 		return fullIn - (this.capacity - tokens - 1) * this.intervalMicros;
 	}
 
+	/**
+	 * Moves {@code fullAt} back by {@code cost} intervals, but not before now: no state when that reaches now.
+	 */
+	@Override
+	public @Nullable State refund(@Nullable State state, long now, long admittedAt, long cost) {
+		if (state == null) {
+			return null;
+		}
+		long fullAt = state.fullAt() - cost * this.intervalMicros;
+		return (fullAt > now) ? new State(fullAt) : null;
+	}
+
 }

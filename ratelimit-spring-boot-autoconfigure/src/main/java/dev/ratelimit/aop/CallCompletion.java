@@ -33,11 +33,11 @@ final class CallCompletion {
 			result = call.proceed();
 		}
 		catch (Throwable ex) {
-			completion.end(Outcome.FAILED);
+			completion.end(Outcome.FAILED, null, ex);
 			throw ex;
 		}
 		if (result instanceof CompletionStage<?> stage) {
-			stage.whenComplete((value, failure) -> completion.end(outcomeOf(failure)));
+			stage.whenComplete((value, failure) -> completion.end(outcomeOf(failure), null, unwrap(failure)));
 		}
 		else {
 			completion.end(Outcome.COMPLETED);
@@ -46,8 +46,7 @@ final class CallCompletion {
 	}
 
 	static Outcome outcomeOf(@Nullable Throwable failure) {
-		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-				: failure;
+		Throwable cause = unwrap(failure);
 		if (cause == null) {
 			return Outcome.COMPLETED;
 		}
@@ -55,6 +54,11 @@ final class CallCompletion {
 			return Outcome.ABORTED;
 		}
 		return (cause instanceof TimeoutException) ? Outcome.TIMED_OUT : Outcome.FAILED;
+	}
+
+	/** Returns what a stage failed with, without the {@link CompletionException} that wraps it. */
+	private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 }

@@ -18,6 +18,7 @@ import dev.ratelimit.adaptive.AdaptiveConcurrencyRule;
 import dev.ratelimit.adaptive.NetflixConcurrencyLimiters;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.rule.CountWhenRefund;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RuleOverrideRepository;
@@ -181,6 +182,16 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	LeaseExpiryLog rateLimitLeaseExpiryLog() {
 		return new LeaseExpiryLog(System::nanoTime, LEASE_EXPIRY_LOG_INTERVAL.toNanos());
+	}
+
+	/**
+	 * Gives back the units of rules with {@code count-when} when the request or call ends with an outcome they do not
+	 * count.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitCountWhenRefund")
+	CountWhenRefund rateLimitCountWhenRefund(RateLimiter rateLimiter, RateLimitRules rateLimitRules) {
+		return new CountWhenRefund(rateLimiter, rateLimitRules);
 	}
 
 	private static KeyResolver keyResolverBean(BeanFactory beanFactory, String name) {

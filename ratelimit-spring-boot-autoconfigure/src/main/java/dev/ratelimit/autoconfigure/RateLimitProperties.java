@@ -649,8 +649,14 @@ public class RateLimitProperties {
 
 		private final Adaptive adaptive = new Adaptive();
 
+		private final CountWhen countWhen = new CountWhen();
+
 		public Match getMatch() {
 			return this.match;
+		}
+
+		public CountWhen getCountWhen() {
+			return this.countWhen;
 		}
 
 		public Adaptive getAdaptive() {
@@ -815,6 +821,62 @@ public class RateLimitProperties {
 		/** Returns the rate algorithm of this name, or {@code null} for {@link #ADAPTIVE_CONCURRENCY}. */
 		public @Nullable Algorithm rateAlgorithm() {
 			return (this != ADAPTIVE_CONCURRENCY) ? Algorithm.valueOf(name()) : null;
+		}
+
+	}
+
+	/**
+	 * Which outcomes of an admitted request count against the rule: any of the conditions set. Without any, every
+	 * admitted request counts. A request consumes its units before it runs and gets them back when it ends with an
+	 * outcome that does not count.
+	 */
+	public static class CountWhen {
+
+		/**
+		 * Response statuses that count, e.g. [401, 403] (never true for a '@RateLimited' call).
+		 */
+		private List<Integer> status = new ArrayList<>();
+
+		/**
+		 * Exception types (fully qualified class names) that count when the request or call fails with one of them, a
+		 * subtype, or an exception caused by one.
+		 */
+		private List<String> exceptions = new ArrayList<>();
+
+		/**
+		 * SpEL expression over the outcome that says whether it counts, e.g. #{status >= 500}; reads status (null for
+		 * a call) and exception (null when there was none).
+		 */
+		private @Nullable String expression;
+
+		public List<Integer> getStatus() {
+			return this.status;
+		}
+
+		public void setStatus(List<Integer> status) {
+			this.status = status;
+		}
+
+		public List<String> getExceptions() {
+			return this.exceptions;
+		}
+
+		public void setExceptions(List<String> exceptions) {
+			this.exceptions = exceptions;
+		}
+
+		public @Nullable String getExpression() {
+			return this.expression;
+		}
+
+		public void setExpression(@Nullable String expression) {
+			this.expression = expression;
+		}
+
+		/** Returns whether any condition is set. */
+		boolean hasConditions() {
+			return !this.status.isEmpty() || !this.exceptions.isEmpty()
+					|| (this.expression != null && !this.expression.isBlank());
 		}
 
 	}

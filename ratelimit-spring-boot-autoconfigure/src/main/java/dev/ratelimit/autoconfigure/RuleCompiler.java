@@ -27,6 +27,7 @@ import dev.ratelimit.key.KeyResolvers;
 import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.redis.RedisKeys;
 import dev.ratelimit.rule.CostResolver;
+import dev.ratelimit.rule.CountWhen;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.Periods;
 import dev.ratelimit.rule.RateLimitRule;
@@ -168,6 +169,17 @@ public final class RuleCompiler {
 					"adaptive settings apply to algorithm adaptive-concurrency only",
 					"Remove them, or set algorithm to adaptive-concurrency");
 		}
+		if (algorithm == Algorithm.CONCURRENCY && rule.getCountWhen().hasConditions()) {
+			throw new InvalidRateLimitRuleException(prefix + ".count-when",
+					"concurrency counts requests in flight, which are released when they end, not refunded",
+					"Remove count-when, or use a rate algorithm such as sliding-window-log");
+		}
+		if (algorithm == Algorithm.DISTINCT && rule.getCountWhen().hasConditions()) {
+			throw new InvalidRateLimitRuleException(prefix + ".count-when",
+					"distinct counts each value once per window, and a value cannot be taken back at a request's end"
+							+ " (another request may have presented it meanwhile; a HyperLogLog cannot forget)",
+					"Remove count-when, or use a rate algorithm such as sliding-window-log");
+		}
 		if (algorithm == Algorithm.CONCURRENCY && rule.getPeriod() != null) {
 			throw new InvalidRateLimitRuleException(prefix + ".period", "concurrency has no period",
 					"Remove it; lease-timeout bounds how long a request holds its slot");
@@ -207,7 +219,8 @@ public final class RuleCompiler {
 		return new RateLimitRule(name, match(prefix + ".match", rule.getMatch()),
 				key(prefix + ".key", rule.getKey(), apiKeyHeader), policy, tiers, tierKey,
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
-				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct);
+				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct,
+				countWhen(prefix + ".count-when", rule.getCountWhen()));
 	}
 
 	/**
@@ -259,6 +272,79 @@ public final class RuleCompiler {
 		return key(prefix + ".distinct", spec, apiKeyHeader);
 	}
 
+	/** Compiles {@code count-when}, or returns {@code null} when it sets no condition (every request counts). */
+	private @Nullable CountWhen countWhen(String prefix, RateLimitProperties.CountWhen countWhen) {
+		if (!countWhen.hasConditions()) {
+			return null;
+		}
+		Set<Integer> statuses = new LinkedHashSet<>();
+		List<Integer> configured = countWhen.getStatus();
+		for (int i = 0; i < configured.size(); i++) {
+			Integer status = configured.get(i);
+			if (status == null || status < 100 || status > 599) {
+				throw new InvalidRateLimitRuleException(prefix + ".status[" + i + "]",
+						"'" + status + "' is not an HTTP status", "Use statuses from 100 to 599, e.g. [401, 403]");
+			}
+			statuses.add(status);
+		}
+		List<Class<? extends Throwable>> exceptions = new ArrayList<>();
+		List<String> names = countWhen.getExceptions();
+		for (int i = 0; i < names.size(); i++) {
+			exceptions.add(exceptionType(prefix + ".exceptions[" + i + "]", names.get(i)));
+		}
+		Expression expression = null;
+		String text = countWhen.getExpression();
+		if (text != null && !text.isBlank()) {
+			try {
+				expression = CountWhen.parse(text);
+			}
+			catch (ParseException ex) {
+				throw new InvalidRateLimitRuleException(prefix + ".expression",
+						"'" + text + "' is not a valid SpEL expression: " + ex.getMessage(),
+						"Fix the expression, e.g. #{status >= 500} or #{exception != null}");
+			}
+			checkBoolean(prefix + ".expression", text, expression);
+		}
+		return new CountWhen(statuses, exceptions, expression);
+	}
+
+	private static Class<? extends Throwable> exceptionType(String property, @Nullable String name) {
+		String trimmed = (name != null) ? name.trim() : "";
+		Class<?> type;
+		try {
+			type = ClassUtils.forName(trimmed, RuleCompiler.class.getClassLoader());
+		}
+		catch (ClassNotFoundException | LinkageError | IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException(property, "there is no class '" + trimmed + "'",
+					"Use the fully qualified name of an exception class, e.g."
+							+ " org.springframework.security.authentication.BadCredentialsException");
+		}
+		if (!Throwable.class.isAssignableFrom(type)) {
+			throw new InvalidRateLimitRuleException(property, "'" + trimmed + "' is not an exception",
+					"Use the fully qualified name of a Throwable subclass");
+		}
+		return type.asSubclass(Throwable.class);
+	}
+
+	/**
+	 * Evaluates the expression for a typical failure (status 500, an exception) and refuses one that gives something
+	 * else than a boolean. One that throws there may still work for other outcomes (e.g. it reads the exception only
+	 * when there is one), so only a result of the wrong type fails start-up.
+	 */
+	private static void checkBoolean(String property, String text, Expression expression) {
+		Object value;
+		try {
+			value = CountWhen.evaluate(expression, 500, new IllegalStateException("start-up check"));
+		}
+		catch (RuntimeException ex) {
+			return;
+		}
+		if (value != null && !(value instanceof Boolean)) {
+			throw new InvalidRateLimitRuleException(property, "'" + text + "' gives " + value.getClass().getSimpleName()
+					+ ", not true or false", "Write a condition, e.g. #{status >= 500} or #{status == 401}");
+		}
+	}
+
 	private AdaptiveConcurrencyRule compileAdaptive(String name, RateLimitProperties.Rule rule) {
 		String prefix = "ratelimit.rules." + name;
 		checkName(prefix, name);
@@ -272,6 +358,7 @@ public final class RuleCompiler {
 		notForAdaptive(prefix + ".cost", !rule.getCost().trim().equals("1"));
 		notForAdaptive(prefix + ".key", !rule.getKey().trim().equals("ip"));
 		notForAdaptive(prefix + ".on-store-failure", rule.getOnStoreFailure() != StoreFailureMode.LOCAL);
+		notForAdaptive(prefix + ".count-when", rule.getCountWhen().hasConditions());
 		RateLimitProperties.Adaptive adaptive = rule.getAdaptive();
 		int min = (adaptive.getMinLimit() != null) ? adaptive.getMinLimit() : AdaptiveSettings.DEFAULT_MIN_LIMIT;
 		int max = (adaptive.getMaxLimit() != null) ? adaptive.getMaxLimit() : AdaptiveSettings.DEFAULT_MAX_LIMIT;
@@ -393,6 +480,9 @@ public final class RuleCompiler {
 		}
 		if (!compiled.tiers().isEmpty()) {
 			line.append(", tiers ").append(new TreeMap<>(rule.getTiers()));
+		}
+		if (compiled.countWhen() != null) {
+			line.append(", counts only ").append(compiled.countWhen());
 		}
 		line.append(", ").append(compiled.mode().name().toLowerCase(Locale.ROOT))
 			.append(", on store failure ").append(compiled.onStoreFailure().name().toLowerCase(Locale.ROOT));

@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Lease;
 import dev.ratelimit.LeaseIds;
@@ -191,6 +192,54 @@ public class LocalRateLimitStore implements RateLimitStore {
 			decisions.add(decision);
 		}
 		return decisions;
+	}
+
+	/**
+	 * Gives back each consumption under its entry's lock, then inspects the entry, one consumption after the other
+	 * (as the Lua script does): the reference maths of {@link LimitAlgorithm#refund}. A subject without an entry has
+	 * nothing to give back.
+	 */
+	@Override
+	public List<Decision> refund(List<Consumption> consumptions) {
+		List<Decision> decisions = new ArrayList<>(consumptions.size());
+		for (Consumption consumption : consumptions) {
+			refundOne(consumption);
+			decisions.add(peek(List.of(consumption.check().withCost(0))).get(0));
+		}
+		return decisions;
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private void refundOne(Consumption consumption) {
+		String key = key(consumption.policy(), consumption.subject());
+		while (true) {
+			Entry entry = live(key, false);
+			if (entry == null) {
+				return;
+			}
+			entry.lock.lock();
+			try {
+				if (live(key, false) != entry) {
+					// evicted or expired before we locked it: look again
+					continue;
+				}
+				LimitAlgorithm algorithm = Algorithms.of(consumption.policy(), consumption.subject());
+				Object refunded = algorithm.refund(entry.state, this.nowMicros.getAsLong(), consumption.atMicros(),
+						consumption.cost());
+				if (refunded == null) {
+					entry.state = null;
+					this.entries.asMap().remove(key, entry);
+				}
+				else if (refunded != entry.state) {
+					// the expiry stays: a refund never makes a state matter for longer
+					entry.state = refunded;
+				}
+				return;
+			}
+			finally {
+				entry.lock.unlock();
+			}
+		}
 	}
 
 	@Override

@@ -3,7 +3,10 @@ package dev.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -13,6 +16,7 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
+import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Lease;
 import dev.ratelimit.LeaseIds;
@@ -20,6 +24,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreException;
+import io.lettuce.core.cluster.SlotHash;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -188,6 +193,51 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	@Override
 	public List<Boolean> release(List<Lease> leases) {
 		return await(releaseAsync(leases));
+	}
+
+	@Override
+	public List<Decision> refund(List<Consumption> consumptions) {
+		return await(refundAsync(consumptions));
+	}
+
+	/**
+	 * Refunds without blocking; see {@link #refund}. {@code ratelimit.lua} gives back what was consumed at one time,
+	 * so consumptions are grouped by when they were counted (one time for all checks of a request decided in one
+	 * call) and, in a Cluster, by hash slot: one script call per group, concurrently.
+	 * @param consumptions what admitted checks consumed
+	 * @return for each consumption, its check's state after the refund
+	 */
+	public CompletableFuture<List<Decision>> refundAsync(List<Consumption> consumptions) {
+		if (consumptions.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keyBytes = keys(consumptions, (consumption) -> key(consumption.policy(), consumption.subject()));
+		boolean cluster = this.connectionFactory.isClusterAware();
+		Map<String, List<Integer>> groups = new LinkedHashMap<>();
+		for (int i = 0; i < consumptions.size(); i++) {
+			String group = consumptions.get(i).atMicros() + (cluster ? ":" + SlotHash.getSlot(keyBytes[i]) : "");
+			groups.computeIfAbsent(group, (ignored) -> new ArrayList<>()).add(i);
+		}
+		Decision[] decisions = new Decision[consumptions.size()];
+		List<CompletableFuture<?>> calls = new ArrayList<>(groups.size());
+		for (List<Integer> indexes : groups.values()) {
+			byte[][] groupKeys = new byte[indexes.size()][];
+			List<RateLimitCheck> checks = new ArrayList<>(indexes.size());
+			for (int j = 0; j < indexes.size(); j++) {
+				groupKeys[j] = keyBytes[indexes.get(j)];
+				checks.add(consumptions.get(indexes.get(j)).check());
+			}
+			RateLimitScript.Mode mode = RateLimitScript.Mode.refund(consumptions.get(indexes.get(0)).atMicros());
+			calls.add(this.scripts.general().run(commands, groupKeys, checks, now, mode, "").thenAccept((reply) -> {
+				for (int j = 0; j < indexes.size(); j++) {
+					decisions[indexes.get(j)] = reply.decisions().get(j);
+				}
+			}));
+		}
+		return commands.abandonWhenCancelled(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+			.thenApply((done) -> Arrays.asList(decisions)));
 	}
 
 	@Override

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 
+import dev.ratelimit.Consumption;
+import dev.ratelimit.Decision;
 import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
@@ -152,6 +154,42 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 			}
 		}
 		return held;
+	}
+
+	/**
+	 * Refunds in the store that decides now: the shared store while its circuit is closed, else this instance's
+	 * memory. A consumption is refunded in one store only, never in both (a refund in a store that did not count it
+	 * would give away quota): only a request whose admission and end straddle a change of who decides is refunded in
+	 * the other store, where it gives back at most one request's units. A refund that fails in the shared store is
+	 * logged and dropped: the units stay consumed, the conservative direction. Denials of the refunded subjects that
+	 * the deny cache remembers are forgotten, since the units given back may admit the next request.
+	 */
+	@Override
+	public List<Decision> refund(List<Consumption> consumptions) {
+		if (consumptions.isEmpty()) {
+			return List.of();
+		}
+		if (this.denyCache != null) {
+			// a denial remembered while the refunded units were held may not hold any more
+			for (Consumption consumption : consumptions) {
+				this.denyCache.forget(consumption.policy().name(), consumption.subject());
+			}
+		}
+		List<Decision> decisions;
+		if (this.store.circuitBreaker().getState() == CircuitBreaker.State.CLOSED) {
+			try {
+				decisions = this.store.leaseHolder().refund(consumptions);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not refund in the shared store; the units stay consumed there", ex);
+				return List.of();
+			}
+		}
+		else {
+			decisions = this.fallback.leaseHolder().refund(consumptions);
+		}
+		this.listener.onRefund(consumptions);
+		return decisions;
 	}
 
 	/**

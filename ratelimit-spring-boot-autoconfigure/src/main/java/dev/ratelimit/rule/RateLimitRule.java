@@ -28,10 +28,13 @@ import org.jspecify.annotations.Nullable;
  * @param status how its denials are answered, 429 or 503
  * @param distinct the values a {@link dev.ratelimit.Algorithm#DISTINCT distinct} rule counts per subject, else
  * {@code null}
+ * @param countWhen which outcomes of an admitted request count ({@code count-when}; the others are refunded when it
+ * ends), or {@code null} when every admitted request counts
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct) {
+		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
+		@Nullable CountWhen countWhen) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
@@ -48,14 +51,15 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
 			StoreFailureMode onStoreFailure, RulePhase phase) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS, null);
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS,
+				null, null);
 	}
 
-	/** Creates a rule that counts no distinct values. */
+	/** Creates a rule that counts no distinct values and whose every admitted request counts. */
 	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
 			StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, null);
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, null, null);
 	}
 
 	/** Creates a rule whose denials are answered with {@link DenialStatus#TOO_MANY_REQUESTS}. */
@@ -63,7 +67,22 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
 			StoreFailureMode onStoreFailure, RulePhase phase, @Nullable KeyResolver distinct) {
 		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS,
-				distinct);
+				distinct, null);
+	}
+
+	/** Creates a rule whose every admitted request counts. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, distinct, null);
+	}
+
+	/** Creates a rule answered with {@link DenialStatus#TOO_MANY_REQUESTS} that counts no distinct values. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase, @Nullable CountWhen countWhen) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS,
+				null, countWhen);
 	}
 
 	/**

@@ -20,7 +20,10 @@ import org.springframework.web.util.DisconnectedClientHelper;
  * asynchronous ({@code Callable}, {@code DeferredResult}, {@code CompletableFuture}, SSE and streaming responses),
  * when its asynchronous processing completes, times out or fails, on whatever thread that happens. A client that
  * closed the connection ends it as {@link Outcome#ABORTED}, whether the failed write was thrown through the chain or
- * handled by Spring MVC (which answers nothing more to a client that is gone).
+ * handled by Spring MVC (which answers nothing more to a client that is gone). The completion also says what the
+ * request produced ({@link Completion#status()}, {@link Completion#failure()}): the response's status (500 for an
+ * exception thrown through the outermost filter), and the exception thrown through it, handled by Spring MVC's exception
+ * resolvers, or raised by its asynchronous processing, so that rules with {@code count-when} can judge the outcome.
  * <p>
  * Filters register their callbacks with {@code RequestCompletion.of(request).onEnd(...)} and continue the chain with
  * {@link #proceed}; a request for which no callback was ever registered costs one attribute lookup.
@@ -75,7 +78,7 @@ public final class RequestCompletion {
 			// the chain may have created the state (a later filter registered a callback): then this call is outside
 			// it, and the inner call that proceeded ends it
 			if (state != null && --state.depth == 0) {
-				state.exit(request, failure);
+				state.exit(request, response, failure);
 			}
 		}
 	}
@@ -117,13 +120,26 @@ public final class RequestCompletion {
 		/** How it ended if not {@link Outcome#COMPLETED}; the first recorded wins. */
 		private volatile @Nullable Outcome recorded;
 
-		void exit(HttpServletRequest request, @Nullable Throwable failure) {
+		/** The exception it failed with, thrown or handled; the first recorded wins. */
+		private volatile @Nullable Throwable failure;
+
+		/** Whether an exception was thrown through the outermost filter: the container answers 500. */
+		private volatile boolean thrown;
+
+		private volatile @Nullable HttpServletResponse response;
+
+		void exit(HttpServletRequest request, HttpServletResponse response, @Nullable Throwable failure) {
+			this.response = response;
 			if (failure != null) {
 				record(outcomeOf(failure));
+				recordFailure(failure);
+				this.thrown = true;
 			}
-			else if (request.getAttribute(HANDLED_EXCEPTION_ATTRIBUTE) instanceof Throwable handled
-					&& outcomeOf(handled) == Outcome.ABORTED) {
-				record(Outcome.ABORTED);
+			else if (request.getAttribute(HANDLED_EXCEPTION_ATTRIBUTE) instanceof Throwable handled) {
+				if (outcomeOf(handled) == Outcome.ABORTED) {
+					record(Outcome.ABORTED);
+				}
+				recordFailure(handled);
 			}
 			if (request.isAsyncStarted()) {
 				try {
@@ -143,9 +159,18 @@ public final class RequestCompletion {
 			}
 		}
 
+		synchronized void recordFailure(@Nullable Throwable failure) {
+			if (this.failure == null) {
+				this.failure = failure;
+			}
+		}
+
 		void end() {
 			Outcome outcome = this.recorded;
-			this.completion.end((outcome != null) ? outcome : Outcome.COMPLETED);
+			HttpServletResponse response = this.response;
+			Integer status = this.thrown ? Integer.valueOf(HttpServletResponse.SC_INTERNAL_SERVER_ERROR)
+					: (response != null) ? Integer.valueOf(response.getStatus()) : null;
+			this.completion.end((outcome != null) ? outcome : Outcome.COMPLETED, status, this.failure);
 		}
 
 		@Override
@@ -162,6 +187,7 @@ public final class RequestCompletion {
 		@Override
 		public void onError(AsyncEvent event) {
 			record(outcomeOf(event.getThrowable()));
+			recordFailure(event.getThrowable());
 		}
 
 		@Override

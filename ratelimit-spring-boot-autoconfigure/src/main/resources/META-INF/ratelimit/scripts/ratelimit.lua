@@ -50,11 +50,21 @@ remaining = limit - count; resetAfter = until the window ends (0 when nothing is
 Peek: evaluate without phase 2's writes. The reply is exactly the one evaluate would give at this moment (verdict,
 and for an allowed request the state after its cost); no key is created, changed or given a new TTL.
 
-Refund: gives back `cost` of every check, as consumed at ARGV[2] (used when checks in different Redis Cluster slots
-were evaluated separately and another slot denied; a concurrency check releases the lease it acquired; a distinct
-check, sent with a cost only when its admission added its value, removes it from an exact set, while a HyperLogLog
-cannot forget and keeps it), then
-inspects every check with cost 0. Reply: as for evaluate, without the reclaimed counts.
+Refund: gives back `cost` of every check, as consumed at ARGV[2], then inspects it with cost 0, one check after the
+other. Used when checks in different Redis Cluster slots were evaluated separately and another slot denied (a
+concurrency check then releases the lease it acquired; a distinct check, sent with a cost only when its admission
+added its value, removes it from an exact set, while a HyperLogLog cannot forget and keeps it), and when a request
+ended with an outcome that its rule does not count (count-when; never a concurrency or distinct check). What is given
+back, as far as it still counts at `now`:
+  GCRA, token bucket, leaky bucket  the stored time moves back by cost * interval; at or before now the key is deleted
+                                    (a bucket is never fuller than its capacity, a TAT never before now)
+  fixed window   count - cost (not below 0) if the state still holds the window of ARGV[2], keeping its TTL
+  sliding log    up to `cost` members scored ARGV[2] are removed
+  counter        the count of the window of ARGV[2] (current, or previous once the state moved on by one window)
+                 drops by cost, not below 0, keeping its TTL
+  distinct       the value's token leaves an exact set (only right at once, in the window it was added in)
+A key without state has nothing to give back. The Java reference is LimitAlgorithm.refund; the differential test binds
+them. Reply: as for evaluate, without the reclaimed counts.
 
 State and TTL (every write sets one, no longer than the state matters):
   GCRA         string integer: theoretical arrival time; TTL until it
@@ -516,7 +526,7 @@ local function refund(i, admittedAt)
   elseif algorithm == 2 then
     local members = call('ZRANGEBYSCORE', key, int(admittedAt), int(admittedAt), 'LIMIT', 0, cost)
     if #members > 0 then
-      call('ZREM', key, unpack(members))
+      inChunks('ZREM', key, members, 1000)
     end
   else
     local v = call('GET', key)

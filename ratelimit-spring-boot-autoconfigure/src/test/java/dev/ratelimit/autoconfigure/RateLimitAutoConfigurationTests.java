@@ -232,6 +232,8 @@ class RateLimitAutoConfigurationTests {
 			ratelimit.circuit-braker.minimum-number-of-calls | 5 | ratelimit.circuit-breaker
 			ratelimit.redis.timeuot              | 1s   | ratelimit.redis.timeout
 			ratelimit.header                     | ietf | ratelimit.headers
+			ratelimit.rules.bad.count-when.stauts[0] | 401 | ratelimit.rules.bad.count-when.status
+			ratelimit.rules.bad.count-wen.status[0]  | 401 | ratelimit.rules.bad.count-when
 			""")
 	void unknownPropertiesFailStartUpNamingTheClosestValidName(String property, String value, String closest) {
 		this.runner.withPropertyValues("ratelimit.rules.bad.limit=5", "ratelimit.rules.bad.period=1m", property + "=" + value)

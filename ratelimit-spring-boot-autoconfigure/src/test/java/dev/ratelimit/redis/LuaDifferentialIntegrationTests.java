@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.DenialStatus;
 import dev.ratelimit.Lease;
@@ -45,7 +46,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Binds the Lua script to the Java reference: the same random sequences of (time, subject, cost) must give identical
  * decisions (allowed, remaining, retryAfter, resetAfter, and the lease acquired and slots reclaimed) from the
  * reference maths (through the local store) and from the script with an explicit {@code now}, for evaluations and for
- * peeks, which must change no state. Leases acquired are released and renewed at random ({@code lease.lua}), with the
+ * peeks, which must change no state, and for refunds of what admitted requests consumed ({@code count-when}: the
+ * script's refund mode against {@code LimitAlgorithm.refund}), mostly of a request just admitted, sometimes of an
+ * older one whose window has gone by. Leases acquired are released and renewed at random ({@code lease.lua}), with the
  * same answers on both sides, and the lease sets that both sides keep must be equal. The time mostly moves forward
  * and sometimes steps back. Both sides draw their lease ids from generators with the same prefix, so they agree.
  * <p>
@@ -66,6 +69,9 @@ class LuaDifferentialIntegrationTests {
 
 	/** Percentage of operations that release or renew leases, while any were acquired. */
 	private static final int LEASE_OPERATIONS = 25;
+
+	/** Percentage of operations that refund what an admitted request consumed (count-when), while any did. */
+	private static final int REFUND_OPERATIONS = 8;
 
 	private static LettuceConnectionFactory factory;
 
@@ -99,10 +105,15 @@ class LuaDifferentialIntegrationTests {
 		for (int i = 0; i < 6; i++) {
 			policies.add(randomPolicy(random, algorithm, "d" + i));
 		}
-		run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed), BATCH, (r) -> {
-			RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
-			return List.of(randomCheck(r, policy, "s" + r.nextInt(4), false));
-		});
+		Map<String, Integer> seen = run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed),
+				BATCH, (r) -> {
+					RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
+					return List.of(randomCheck(r, policy, "s" + r.nextInt(4), false));
+				});
+		// concurrency releases, and a distinct value is never refunded (no receipt: Verdict.consumptions)
+		if (algorithm != Algorithm.CONCURRENCY && algorithm != Algorithm.DISTINCT) {
+			assertThat(seen).as("seed %d", seed).containsKey("refund");
+		}
 	}
 
 	/**
@@ -196,7 +207,7 @@ class LuaDifferentialIntegrationTests {
 			request.add(r.nextInt(request.size() + 1), new RateLimitCheck(policy, "s" + r.nextInt(3),
 					RandomCosts.of(r, policy), r.nextInt(8) == 0));
 			return request;
-		});
+		}, false);
 		assertThat(seen).as("seed %d", seed)
 			.containsKeys("denied by a rate check, concurrency allowing",
 					"denied by concurrency, a rate check allowing", "reclaimed", "release [true]", "release [false]", "renew [true]", "renew [false]");
@@ -231,6 +242,15 @@ class LuaDifferentialIntegrationTests {
 	 */
 	private Map<String, Integer> run(SplittableRandom random, long seed, String prefix, int batchSize,
 			RequestGenerator requests) {
+		return run(random, seed, prefix, batchSize, requests, true);
+	}
+
+	/**
+	 * Runs random operations, with refunds or without (the lease test keeps the mix of operations whose coverage it
+	 * asserts, reclaimed slots included; refunds are bound by the other tests).
+	 */
+	private Map<String, Integer> run(SplittableRandom random, long seed, String prefix, int batchSize,
+			RequestGenerator requests, boolean refunds) {
 		MutableClock clock = MutableClock.atRealisticEpoch();
 		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
 		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
@@ -241,6 +261,7 @@ class LuaDifferentialIntegrationTests {
 		lua.loadScripts();
 		Map<String, RateLimitCheck> written = new LinkedHashMap<>();
 		List<Lease> leases = new ArrayList<>();
+		List<Consumption> consumptions = new ArrayList<>();
 		Map<String, Integer> seen = new TreeMap<>();
 		int done = 0;
 		List<RateLimitCheck> peekedRequest = null;
@@ -272,6 +293,20 @@ class LuaDifferentialIntegrationTests {
 					seen.merge(kind + answers, 1, Integer::sum);
 					continue;
 				}
+				if (refunds && !afterPeek && !consumptions.isEmpty() && random.nextInt(100) < REFUND_OPERATIONS) {
+					// mostly one of the latest (a request that just ended), sometimes an older one
+					int back = (random.nextInt(4) == 0) ? random.nextInt(consumptions.size())
+							: random.nextInt(Math.min(consumptions.size(), 4));
+					List<Consumption> refunded = List.of(consumptions.remove(consumptions.size() - 1 - back));
+					List<Decision> answers = reference.refund(refunded);
+					assertThat(unpeeked.refund(refunded)).as("%s, never peeked: refund %s", operation, refunded)
+						.isEqualTo(answers);
+					actual.add(lua.refundAsync(refunded));
+					operations.add(operation + ", refund " + refunded);
+					expected.add(answers);
+					seen.merge("refund", 1, Integer::sum);
+					continue;
+				}
 				List<RateLimitCheck> request = afterPeek ? peekedRequest : requests.next(random);
 				boolean peek = !afterPeek && random.nextInt(100) < PEEKS;
 				operations.add(operation + (peek ? ", peek: " : afterPeek ? ", right after its peek: " : ": ")
@@ -301,6 +336,10 @@ class LuaDifferentialIntegrationTests {
 					leases.addAll(verdict.leases());
 					while (leases.size() > 64) {
 						leases.remove(0);
+					}
+					consumptions.addAll(verdict.consumptions());
+					while (consumptions.size() > 64) {
+						consumptions.remove(0);
 					}
 					countLeaseEvents(verdict, seen);
 					countDistinctEvents(verdict, decisionsBefore, seen);

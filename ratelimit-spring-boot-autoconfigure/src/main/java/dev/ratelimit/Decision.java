@@ -13,6 +13,9 @@ import org.jspecify.annotations.Nullable;
  * is held), and {@code retryAfter} of a denial a suggested wait, not a promise (slots are freed by releases, which no
  * store can foresee): the time until enough held leases expire to make room, at least 1 ms and at most 1 s. An
  * admitted request's decision carries the {@link #lease() lease} it holds.
+ * <p>
+ * An admitted request that reserved a later slot (see {@link RateLimitCheck#maxWait()}) has a {@link #delay()}: it may
+ * proceed only that long after the decision, and every number of its decisions describes the state at that time.
  *
  * @param allowed whether the check admits the request on its own
  * @param limit the policy's limit per period
@@ -24,9 +27,11 @@ import org.jspecify.annotations.Nullable;
  * {@code null}
  * @param reclaimed expired lease slots (of crashed instances, or of requests that outlived the lease timeout) that
  * this check's admission removed, or that a peek's admission would remove; 0 for the other algorithms
+ * @param delay for an admitted request that reserved a later slot, the time from the decision until it may proceed
+ * (the same in every admitting decision of the request); else {@link Duration#ZERO}
  */
 public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
-		@Nullable Lease lease, long reclaimed) {
+		@Nullable Lease lease, long reclaimed, Duration delay) {
 
 	/** The {@link #retryAfter()} of a cost the policy can never admit. */
 	public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
@@ -44,6 +49,15 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 		if (reclaimed < 0) {
 			throw new IllegalArgumentException("reclaimed must not be negative");
 		}
+		if (delay.isNegative() || (!allowed && !delay.isZero())) {
+			throw new IllegalArgumentException("delay must be zero or, for an allowing check, positive");
+		}
+	}
+
+	/** Creates a decision that holds a lease (or none) and needs no wait. */
+	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
+			@Nullable Lease lease, long reclaimed) {
+		this(allowed, limit, remaining, resetAfter, retryAfter, lease, reclaimed, Duration.ZERO);
 	}
 
 	/** Creates a decision that holds no lease. */
@@ -69,7 +83,17 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 	 */
 	public Decision withLease(@Nullable Lease lease, long reclaimed) {
 		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfter, this.retryAfter, lease,
-				reclaimed);
+				reclaimed, this.delay);
+	}
+
+	/**
+	 * Returns a copy with the given delay until the reserved slot.
+	 * @param delay the delay, zero for none
+	 * @return the decision
+	 */
+	public Decision withDelay(Duration delay) {
+		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfter, this.retryAfter, this.lease,
+				this.reclaimed, delay);
 	}
 
 	/** Returns whether the cost of the request exceeds what the policy can ever admit. */

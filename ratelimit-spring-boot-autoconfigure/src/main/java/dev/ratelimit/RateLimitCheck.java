@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -7,13 +8,18 @@ import java.util.Objects;
  * <p>
  * A cost of {@code 0} inspects the state without consuming anything. A {@code shadow} check is evaluated and
  * reported but never denies the request (and never makes another check's decision fail).
+ * <p>
+ * A check with a {@code maxWait} may <em>reserve</em>: when its policy would deny the request but could admit it
+ * within {@code maxWait}, the request is admitted for a later time, its slot taken at once (see
+ * {@link Decision#delay()}). Only {@link Algorithm#supportsReservations() some algorithms} reserve.
  *
  * @param policy the policy
  * @param subject the subject; any string (long or unsafe subjects are hashed before they reach a store key)
  * @param cost units to consume, {@code 0} to inspect only
  * @param shadow whether the check only observes
+ * @param maxWait the longest wait this check accepts for a reserved slot; {@link Duration#ZERO} to be denied at once
  */
-public record RateLimitCheck(RateLimitPolicy policy, String subject, long cost, boolean shadow) {
+public record RateLimitCheck(RateLimitPolicy policy, String subject, long cost, boolean shadow, Duration maxWait) {
 
 	/** Upper bound of a cost. */
 	public static final long MAX_COST = Integer.MAX_VALUE;
@@ -24,6 +30,19 @@ public record RateLimitCheck(RateLimitPolicy policy, String subject, long cost, 
 		if (cost < 0 || cost > MAX_COST) {
 			throw new IllegalArgumentException("cost must be between 0 and " + MAX_COST + " but was " + cost);
 		}
+		Objects.requireNonNull(maxWait, "maxWait");
+		if (maxWait.isNegative()) {
+			throw new IllegalArgumentException("maxWait must not be negative but was " + maxWait);
+		}
+		if (!maxWait.isZero() && !policy.algorithm().supportsReservations()) {
+			throw new IllegalArgumentException("Policy '" + policy.name() + "' (" + policy.algorithm().configName()
+					+ ") cannot reserve a slot; only gcra, token-bucket and leaky-bucket can wait");
+		}
+	}
+
+	/** Creates a check that is denied at once when its policy denies. */
+	public RateLimitCheck(RateLimitPolicy policy, String subject, long cost, boolean shadow) {
+		this(policy, subject, cost, shadow, Duration.ZERO);
 	}
 
 	/** Creates an enforced check of cost 1. */
@@ -42,6 +61,20 @@ public record RateLimitCheck(RateLimitPolicy policy, String subject, long cost, 
 	 */
 	public boolean acquiresLease() {
 		return this.policy.algorithm() == Algorithm.CONCURRENCY && this.cost > 0;
+	}
+
+	/**
+	 * Returns a copy that accepts waiting up to {@code maxWait} for a reserved slot.
+	 * @param maxWait the longest wait; zero to be denied at once
+	 * @return the check
+	 */
+	public RateLimitCheck withMaxWait(Duration maxWait) {
+		return new RateLimitCheck(this.policy, this.subject, this.cost, this.shadow, maxWait);
+	}
+
+	/** Returns {@link #maxWait()} in whole microseconds, the unit of the stores. */
+	public long maxWaitMicros() {
+		return this.maxWait.isZero() ? 0 : this.maxWait.toNanos() / 1_000;
 	}
 
 	/** Returns whether this check can deny the request. */

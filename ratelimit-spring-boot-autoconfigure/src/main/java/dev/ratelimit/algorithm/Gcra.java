@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param intervalMicros the emission interval, {@code period / limit}
  * @param capacity the burst: units admissible at once
  */
-public record Gcra(long intervalMicros, long capacity) implements LimitAlgorithm<Gcra.State> {
+public record Gcra(long intervalMicros, long capacity) implements Reservable<Gcra.State> {
 
 	/** @param tat the theoretical arrival time in microseconds */
 	public record State(long tat) {
@@ -35,6 +35,12 @@ public record Gcra(long intervalMicros, long capacity) implements LimitAlgorithm
 			return Outcome.denied(remainingNow, tat - now, ahead - tolerance, state);
 		}
 		return Outcome.allowed(Math.floorDiv(tolerance - ahead, this.intervalMicros), ahead, new State(newTat), ahead);
+	}
+
+	@Override
+	public @Nullable State giveBack(State state, long now, long cost) {
+		long at = state.tat() - cost * this.intervalMicros;
+		return (at > now) ? new State(at) : null;
 	}
 
 }

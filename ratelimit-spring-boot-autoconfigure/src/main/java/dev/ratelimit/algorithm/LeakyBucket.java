@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param intervalMicros time to leak one unit, {@code period / limit}
  * @param capacity the burst: the most units the bucket holds
  */
-public record LeakyBucket(long intervalMicros, long capacity) implements LimitAlgorithm<LeakyBucket.State> {
+public record LeakyBucket(long intervalMicros, long capacity) implements Reservable<LeakyBucket.State> {
 
 	/** @param emptyAt time at which the bucket is empty again, in microseconds */
 	public record State(long emptyAt) {
@@ -41,6 +41,12 @@ public record LeakyBucket(long intervalMicros, long capacity) implements LimitAl
 		}
 		long reset = emptyIn + cost * this.intervalMicros;
 		return Outcome.allowed(this.capacity - level - cost, reset, new State(now + reset), reset);
+	}
+
+	@Override
+	public @Nullable State giveBack(State state, long now, long cost) {
+		long at = state.emptyAt() - cost * this.intervalMicros;
+		return (at > now) ? new State(at) : null;
 	}
 
 }

@@ -1,6 +1,8 @@
 package dev.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +34,7 @@ final class RateLimitScript {
 
 	private static final byte[] EMPTY = new byte[0];
 
-	private static final int ARGS_PER_CHECK = 6;
+	private static final int ARGS_PER_CHECK = 7;
 
 	private static final byte[] ZERO = ascii(0);
 
@@ -100,6 +102,7 @@ final class RateLimitScript {
 			args[base + 3] = thirdArgument(check, leaseId);
 			args[base + 4] = (check.cost() == 1) ? ONE : ascii(check.cost());
 			args[base + 5] = check.shadow() ? ONE : ZERO;
+			args[base + 6] = check.maxWait().isZero() ? ZERO : ascii(check.maxWaitMicros());
 		}
 		return this.script.run(commands, keys, args).thenApply((values) -> parse(values, checks, mode, leaseId));
 	}
@@ -119,11 +122,13 @@ final class RateLimitScript {
 
 	/**
 	 * Reads the reply: one decision per check; an evaluation that admits the request gives each concurrency check
-	 * the lease it acquired, with the count of slots reclaimed (which {@code gcra.lua} does not reply).
+	 * the lease it acquired, with the count of slots reclaimed, and each admitting check the delay of a reservation
+	 * (neither of which {@code gcra.lua} replies).
 	 */
 	private static Reply parse(List<Object> values, List<RateLimitCheck> checks, Mode mode, String leaseId) {
 		boolean allowed = number(values, 0) == 1;
 		int n = checks.size();
+		long delay = (values.size() > 2 + 5 * n) ? number(values, 2 + 5 * n) : 0;
 		List<Decision> decisions = new ArrayList<>(n);
 		for (int i = 0; i < n; i++) {
 			RateLimitCheck check = checks.get(i);
@@ -137,6 +142,9 @@ final class RateLimitScript {
 			}
 			else if (reclaimed > 0) {
 				decision = decision.withLease(null, reclaimed);
+			}
+			if (delay > 0 && allowed && decision.allowed()) {
+				decision = decision.withDelay(Duration.of(delay, ChronoUnit.MICROS));
 			}
 			decisions.add(decision);
 		}

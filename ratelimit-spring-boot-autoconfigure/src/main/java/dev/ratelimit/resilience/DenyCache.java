@@ -94,7 +94,8 @@ public final class DenyCache {
 			// no wait ends a request that can never be admitted; it is cheap to deny anyway
 			return;
 		}
-		Duration wait = verdict.retryAfter();
+		// a request whose checks would wait for a slot is denied only while its wait is longer than that
+		Duration wait = verdict.retryAfter().minus(longestMaxWait(verdict.checks()));
 		if (wait.toNanos() < this.minimumWaitNanos) {
 			return;
 		}
@@ -134,6 +135,16 @@ public final class DenyCache {
 		return new Decision(false, decision.limit(), decision.remaining(), reset, retry);
 	}
 
+	private static Duration longestMaxWait(List<RateLimitCheck> checks) {
+		Duration longest = Duration.ZERO;
+		for (RateLimitCheck check : checks) {
+			if (check.maxWait().compareTo(longest) > 0) {
+				longest = check.maxWait();
+			}
+		}
+		return longest;
+	}
+
 	private static String signature(List<RateLimitCheck> checks) {
 		StringBuilder signature = new StringBuilder();
 		for (RateLimitCheck check : checks) {
@@ -149,6 +160,7 @@ public final class DenyCache {
 				.append('/')
 				.append(check.policy().capacity())
 				.append(check.shadow() ? 's' : 'e')
+				.append(check.maxWait().isZero() ? "" : "/w" + check.maxWait().toNanos())
 				.append('\u0001');
 		}
 		return signature.toString();

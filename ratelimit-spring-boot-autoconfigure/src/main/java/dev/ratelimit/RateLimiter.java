@@ -73,7 +73,19 @@ public interface RateLimiter {
 	 * the thread's interrupt status kept
 	 */
 	default Verdict acquire(List<RateLimitCheck> checks) {
-		return DelayedAdmission.await(this, evaluate(checks));
+		return awaitSlot(evaluate(checks));
+	}
+
+	/**
+	 * Blocks the calling thread until the slot of a verdict that this limiter returned: for a {@link Verdict#delay()
+	 * delay} (at once without one).
+	 * @param verdict the verdict
+	 * @return the verdict, once its slot has come
+	 * @throws CancellationException when the thread is interrupted while it waits: the reservation is cancelled and
+	 * the thread's interrupt status kept
+	 */
+	default Verdict awaitSlot(Verdict verdict) {
+		return DelayedAdmission.await(this, verdict);
 	}
 
 	/**

@@ -29,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code ratelimit.deny.cache.hits} (counter; {@code rule}): denials answered from memory;</li>
  * <li>{@code ratelimit.store.state} (gauge; {@code state}: redis, fallback, local): 1 for the current state, else 0;</li>
  * <li>{@code ratelimit.key.resolution.failures} (counter; {@code rule}, {@code part}: key, tier-key, cost): a part of
- * a rule that could not be resolved, so the rule fell back.</li>
+ * a rule that could not be resolved, so the rule fell back;</li>
+ * <li>{@code ratelimit.wait} (timer; {@code rule}): for each admitted request of a rule that may wait
+ * ({@code max-wait}), the wait until its reserved slot (zero when it proceeded at once).</li>
  * </ul>
  */
 public class RateLimitMetrics implements RateLimitListener {
@@ -39,6 +41,8 @@ public class RateLimitMetrics implements RateLimitListener {
 	private final double nearLimitThreshold;
 
 	private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+
+	private final Map<String, Timer> waits = new ConcurrentHashMap<>();
 
 	private final Timer storeSuccess;
 
@@ -97,7 +101,18 @@ public class RateLimitMetrics implements RateLimitListener {
 					&& decision.remaining() <= this.nearLimitThreshold * decision.limit()) {
 				counter("ratelimit.near.limit", rule, null, null).increment();
 			}
+			if (!check.maxWait().isZero() && check.enforced() && verdict.allowed()) {
+				waitTimer(rule).record(verdict.delay());
+			}
 		}
+	}
+
+	private Timer waitTimer(String rule) {
+		Timer timer = this.waits.get(rule);
+		return (timer != null) ? timer : this.waits.computeIfAbsent(rule, (name) -> Timer.builder("ratelimit.wait")
+			.description("Wait of admitted requests until their reserved slot")
+			.tag("rule", name)
+			.register(this.registry));
 	}
 
 	@Override

@@ -33,6 +33,7 @@ import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RulePhase;
+import dev.ratelimit.rule.RuleWaiting;
 import dev.ratelimit.rule.StoreFailureMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -204,7 +205,29 @@ public final class RuleCompiler {
 		}
 		return new RateLimitRule(name, match(prefix + ".match", rule.getMatch()),
 				key(prefix + ".key", rule.getKey(), apiKeyHeader), policy, tiers, tierKey,
-				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule));
+				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
+				waiting(prefix, algorithm, rule));
+	}
+
+	/** Returns how the rule's requests may wait for a reserved slot. */
+	private static RuleWaiting waiting(String prefix, Algorithm algorithm, RateLimitProperties.Rule rule) {
+		Duration maxWait = rule.getMaxWait();
+		if (maxWait == null || maxWait.isNegative()) {
+			throw new InvalidRateLimitRuleException(prefix + ".max-wait", "must not be negative but was " + maxWait,
+					"Set it to the longest wait for a slot, e.g. 500ms, or 0 to reject at once");
+		}
+		if (!maxWait.isZero() && !algorithm.supportsReservations()) {
+			throw new InvalidRateLimitRuleException(prefix + ".max-wait",
+					algorithm.configName() + " cannot reserve a slot for a waiting request",
+					"Remove max-wait, or use algorithm gcra, token-bucket or leaky-bucket (see docs/waiting.md)");
+		}
+		if (rule.getMaxWaiting() < 1) {
+			throw new InvalidRateLimitRuleException(prefix + ".max-waiting",
+					"must be at least 1 but was " + rule.getMaxWaiting(),
+					"Set it to the most requests that may wait at once in one instance (default "
+							+ RuleWaiting.DEFAULT_MAX_WAITING + ")");
+		}
+		return new RuleWaiting(maxWait, rule.getMaxWaiting());
 	}
 
 	private AdaptiveConcurrencyRule compileAdaptive(String name, RateLimitProperties.Rule rule) {
@@ -220,6 +243,7 @@ public final class RuleCompiler {
 		notForAdaptive(prefix + ".cost", !rule.getCost().trim().equals("1"));
 		notForAdaptive(prefix + ".key", !rule.getKey().trim().equals("ip"));
 		notForAdaptive(prefix + ".on-store-failure", rule.getOnStoreFailure() != StoreFailureMode.LOCAL);
+		notForAdaptive(prefix + ".max-wait", rule.getMaxWait() != null && !rule.getMaxWait().isZero());
 		RateLimitProperties.Adaptive adaptive = rule.getAdaptive();
 		int min = (adaptive.getMinLimit() != null) ? adaptive.getMinLimit() : AdaptiveSettings.DEFAULT_MIN_LIMIT;
 		int max = (adaptive.getMaxLimit() != null) ? adaptive.getMaxLimit() : AdaptiveSettings.DEFAULT_MAX_LIMIT;

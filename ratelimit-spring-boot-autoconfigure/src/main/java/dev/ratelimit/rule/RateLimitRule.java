@@ -1,5 +1,6 @@
 package dev.ratelimit.rule;
 
+import java.time.Duration;
 import java.util.Map;
 
 import dev.ratelimit.KeyResolver;
@@ -22,16 +23,36 @@ import org.jspecify.annotations.Nullable;
  * @param mode whether it blocks
  * @param onStoreFailure what to do while the store is unavailable
  * @param phase where the filter applies it: before or after authentication, never {@link RulePhase#AUTO}
+ * @param waiting how long its requests may wait for a reserved slot, and how many at once
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-		StoreFailureMode onStoreFailure, RulePhase phase) {
+		StoreFailureMode onStoreFailure, RulePhase phase, RuleWaiting waiting) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
 		if (phase == RulePhase.AUTO) {
 			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
 		}
+	}
+
+	/** Creates a rule whose requests never wait. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, RuleWaiting.NONE);
+	}
+
+	/**
+	 * Returns the check of this rule for a subject, with the rule's {@code max-wait} when the policy can reserve.
+	 * @param policy the policy (the rule's or a tier's)
+	 * @param subject the subject
+	 * @param cost the cost
+	 * @return the check
+	 */
+	public RateLimitCheck check(RateLimitPolicy policy, String subject, long cost) {
+		return new RateLimitCheck(policy, subject, cost, this.mode == RuleMode.SHADOW,
+				policy.algorithm().supportsReservations() ? this.waiting.maxWait() : Duration.ZERO);
 	}
 
 	/**
@@ -61,7 +82,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			failures.report(this.name, ResolutionPart.COST, ex);
 			units = 1;
 		}
-		return new RateLimitCheck(policyFor(request, failures), subject, units, this.mode == RuleMode.SHADOW);
+		return check(policyFor(request, failures), subject, units);
 	}
 
 	/**

@@ -34,7 +34,7 @@ public record RuleOverride(@Nullable Long limit, @Nullable Duration period, @Nul
 		rule.tiers().forEach((tier, tierPolicy) -> tiers.put(tier, new RateLimitPolicy(tierPolicy.name(),
 				tierPolicy.algorithm(), tierPolicy.limit(), policy.period(), policy.burst(), tierPolicy.spreadWindows())));
 		return new RateLimitRule(rule.name(), rule.match(), rule.key(), policy, tiers, rule.tierKey(), rule.cost(),
-				(this.mode != null) ? this.mode : rule.mode(), rule.onStoreFailure(), rule.phase());
+				(this.mode != null) ? this.mode : rule.mode(), rule.onStoreFailure(), rule.phase(), rule.waiting());
 	}
 
 	/** Encodes this override as {@code limit=..;period=..;burst=..;mode=..} (empty values omitted). */

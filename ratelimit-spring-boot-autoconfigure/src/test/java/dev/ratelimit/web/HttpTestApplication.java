@@ -21,7 +21,7 @@ import org.springframework.web.bind.annotation.RestController;
 		"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
 		"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration" })
 @Import({ HttpTestApplication.Endpoints.class, HttpTestApplication.Reports.class, CompletionEndpoints.class,
-		AdaptiveEndpoints.class })
+		AdaptiveEndpoints.class, HttpTestApplication.WaitingEndpoints.class })
 public class HttpTestApplication {
 
 	@RestController
@@ -47,6 +47,17 @@ public class HttpTestApplication {
 		@GetMapping("/reports/{user}")
 		String report(@PathVariable String user) {
 			return this.reports.build(user);
+		}
+
+	}
+
+	/** Answers when a request is handled, on the JVM's monotonic clock (shared by every instance in the test). */
+	@RestController
+	static class WaitingEndpoints {
+
+		@GetMapping({ "/waiting/shaped", "/waiting/five", "/waiting/slow" })
+		String handledAt() {
+			return Long.toString(System.nanoTime());
 		}
 
 	}

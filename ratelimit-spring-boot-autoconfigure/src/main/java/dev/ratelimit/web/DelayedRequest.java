@@ -1,0 +1,238 @@
+package dev.ratelimit.web;
+
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.Completion.Outcome;
+import dev.ratelimit.LeaseRelease;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.adaptive.AdaptiveAdmission;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A request admitted with a {@link Verdict#delay() delay}, waiting for its reserved slot without a thread: the
+ * request is put in asynchronous mode, a timer dispatches it again at its slot (an {@code ASYNC} dispatch through the
+ * same filters, where the filter that delayed it lets it proceed), and if the client goes away or the container times
+ * the request out first, the reservation is cancelled, and whatever else the verdict holds (leases, the rule's waiting
+ * places, adaptive places) is given back. Exactly one of the two happens.
+ */
+final class DelayedRequest implements AsyncListener {
+
+	/** Request attribute holding the waiting (then resumed) request. */
+	static final String ATTRIBUTE = DelayedRequest.class.getName();
+
+	/**
+	 * Request attribute present while a resumed request runs through the rest of the chain, so that a filter that
+	 * has not seen the request yet (the later phase) applies its rules.
+	 */
+	static final String RESUMING_ATTRIBUTE = ATTRIBUTE + ".resuming";
+
+	/** Time the container gives the request beyond its slot before it times out (which cancels the reservation). */
+	private static final long GRACE_MILLIS = 30_000;
+
+	private static final Log logger = LogFactory.getLog(DelayedRequest.class);
+
+	private static final int WAITING = 0;
+
+	private static final int RESUMED = 1;
+
+	private static final int CANCELLED = 2;
+
+	private final Object owner;
+
+	private final RateLimiter limiter;
+
+	private final Verdict verdict;
+
+	private final @Nullable AdaptiveAdmission admission;
+
+	private final WaitingRoom.Places places;
+
+	private final AtomicInteger state = new AtomicInteger(WAITING);
+
+	private @Nullable AsyncContext context;
+
+	/**
+	 * @param owner the filter that delays the request, and lets it proceed when it is dispatched again
+	 * @param limiter the limiter that reserved the slot
+	 * @param verdict the verdict, admitted with a delay
+	 * @param admission the places the request holds under adaptive limits, or {@code null}
+	 * @param places the places it holds among its rules' waiting requests
+	 */
+	DelayedRequest(Object owner, RateLimiter limiter, Verdict verdict, @Nullable AdaptiveAdmission admission,
+			WaitingRoom.Places places) {
+		this.owner = owner;
+		this.limiter = limiter;
+		this.verdict = verdict;
+		this.admission = admission;
+		this.places = places;
+	}
+
+	/**
+	 * Returns the request that {@code owner} delayed and that is now dispatched again at its slot, or {@code null}.
+	 * @param request the request of an {@code ASYNC} dispatch
+	 * @param owner the filter asking
+	 * @return the resumed request
+	 */
+	static @Nullable DelayedRequest resumedBy(HttpServletRequest request, Object owner) {
+		if (request.getAttribute(ATTRIBUTE) instanceof DelayedRequest delayed && delayed.owner == owner
+				&& delayed.state.get() == RESUMED) {
+			request.removeAttribute(ATTRIBUTE);
+			return delayed;
+		}
+		return null;
+	}
+
+	Verdict verdict() {
+		return this.verdict;
+	}
+
+	@Nullable AdaptiveAdmission admission() {
+		return this.admission;
+	}
+
+	/**
+	 * Puts the request in asynchronous mode until its slot.
+	 * @param request the request
+	 * @param response the response
+	 * @return {@code false} when the request cannot go asynchronous (a filter or servlet that does not support it):
+	 * then nothing happened
+	 */
+	boolean start(HttpServletRequest request, HttpServletResponse response) {
+		if (!request.isAsyncSupported()) {
+			return false;
+		}
+		long delayNanos = this.verdict.delay().toNanos();
+		request.setAttribute(ATTRIBUTE, this);
+		AsyncContext asyncContext = request.startAsync(request, response);
+		asyncContext.setTimeout(TimeUnit.NANOSECONDS.toMillis(delayNanos) + GRACE_MILLIS);
+		asyncContext.addListener(this);
+		this.context = asyncContext;
+		watchForHangUp(request);
+		CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(this::resume);
+		return true;
+	}
+
+	/**
+	 * Asks the container to tell when the connection closes while the request waits. Containers watch an
+	 * asynchronous request's connection only while it reads or writes (Tomcat registers no read interest for it
+	 * otherwise), so a request without a body starts a non-blocking read that never consumes anything: the
+	 * connection closing fails it ({@link ReadListener#onError}). A request with a body is not watched, since reading
+	 * it is the application's; it is found gone only at its slot.
+	 */
+	private void watchForHangUp(HttpServletRequest request) {
+		if (request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null) {
+			return;
+		}
+		try {
+			ServletInputStream input = request.getInputStream();
+			input.setReadListener(new HangUpListener());
+			input.isReady();
+		}
+		catch (IOException | RuntimeException ex) {
+			logger.debug("Cannot watch a waiting request's connection", ex);
+		}
+	}
+
+	/** At the slot: dispatches the request again, unless it was cancelled. */
+	private void resume() {
+		if (this.state.compareAndSet(WAITING, RESUMED)) {
+			this.places.leave();
+			try {
+				this.context.dispatch();
+			}
+			catch (IllegalStateException ex) {
+				// the request ended meanwhile (the container completed it): it did not use its slot
+				logger.debug("A delayed request ended before its slot", ex);
+			}
+		}
+	}
+
+	/** Gives back what the waiting request holds, once, unless it was already dispatched. */
+	private boolean cancel() {
+		if (!this.state.compareAndSet(WAITING, CANCELLED)) {
+			return false;
+		}
+		this.places.leave();
+		try {
+			this.limiter.cancel(this.verdict);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not cancel the reservation of a request that stopped waiting; its slot stays taken", ex);
+		}
+		LeaseRelease.releaseDenied(this.limiter, this.verdict);
+		if (this.admission != null) {
+			this.admission.release(Outcome.REJECTED);
+		}
+		return true;
+	}
+
+	/** Hears the connection of a waiting request without a body fail or close. */
+	private final class HangUpListener implements ReadListener {
+
+		@Override
+		public void onDataAvailable() {
+			// a pipelined request, left for the container
+		}
+
+		@Override
+		public void onAllDataRead() {
+			// a request without a body has no more to read
+		}
+
+		@Override
+		public void onError(Throwable failure) {
+			AsyncContext asyncContext = DelayedRequest.this.context;
+			if (cancel() && asyncContext != null) {
+				try {
+					asyncContext.complete();
+				}
+				catch (IllegalStateException ex) {
+					// already completing
+				}
+			}
+		}
+
+	}
+
+	@Override
+	public void onError(AsyncEvent event) {
+		// the client went away (or the connection failed) while the request waited
+		if (cancel()) {
+			event.getAsyncContext().complete();
+		}
+	}
+
+	@Override
+	public void onTimeout(AsyncEvent event) throws IOException {
+		if (cancel()) {
+			HttpServletResponse response = (HttpServletResponse) event.getSuppliedResponse();
+			response.sendError(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
+			event.getAsyncContext().complete();
+		}
+	}
+
+	@Override
+	public void onComplete(AsyncEvent event) {
+		// completed before its slot (e.g. by the container while shutting down): give everything back
+		cancel();
+	}
+
+	@Override
+	public void onStartAsync(AsyncEvent event) {
+		// a new asynchronous cycle of the resumed request is not this one's
+	}
+
+}

@@ -363,6 +363,10 @@ public final class RuleCompiler {
 		if (!compiled.tiers().isEmpty()) {
 			line.append(", tiers ").append(new TreeMap<>(rule.getTiers()));
 		}
+		if (compiled.waiting().waits()) {
+			line.append(", waits up to ").append(Periods.format(compiled.waiting().maxWait())).append(" (")
+				.append(compiled.waiting().maxWaiting()).append(" at once)");
+		}
 		line.append(", ").append(compiled.mode().name().toLowerCase(Locale.ROOT))
 			.append(", on store failure ").append(compiled.onStoreFailure().name().toLowerCase(Locale.ROOT));
 		return line.toString();

@@ -13,8 +13,6 @@ import dev.ratelimit.adaptive.AdaptiveAdmission;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
-import jakarta.servlet.ReadListener;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.apache.commons.logging.Log;
@@ -24,9 +22,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * A request admitted with a {@link Verdict#delay() delay}, waiting for its reserved slot without a thread: the
  * request is put in asynchronous mode, a timer dispatches it again at its slot (an {@code ASYNC} dispatch through the
- * same filters, where the filter that delayed it lets it proceed), and if the client goes away or the container times
- * the request out first, the reservation is cancelled, and whatever else the verdict holds (leases, the rule's waiting
- * places, adaptive places) is given back. Exactly one of the two happens.
+ * same filters, where the filter that delayed it lets it proceed), and if the container reports the request failed
+ * (the client went away), timed out or completed first, the reservation is cancelled, and whatever else the verdict
+ * holds (leases, the rule's waiting places, adaptive places) is given back. Exactly one of the two happens.
+ * <p>
+ * Whether a client that hangs up is reported depends on the container: Tomcat watches an asynchronous request's
+ * connection only while it reads or writes, so a request that waits without either is found gone at its slot, when
+ * its response cannot be written (its slot is then used, not given back).
  */
 final class DelayedRequest implements AsyncListener {
 
@@ -120,30 +122,8 @@ final class DelayedRequest implements AsyncListener {
 		asyncContext.setTimeout(TimeUnit.NANOSECONDS.toMillis(delayNanos) + GRACE_MILLIS);
 		asyncContext.addListener(this);
 		this.context = asyncContext;
-		watchForHangUp(request);
 		CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(this::resume);
 		return true;
-	}
-
-	/**
-	 * Asks the container to tell when the connection closes while the request waits. Containers watch an
-	 * asynchronous request's connection only while it reads or writes (Tomcat registers no read interest for it
-	 * otherwise), so a request without a body starts a non-blocking read that never consumes anything: the
-	 * connection closing fails it ({@link ReadListener#onError}). A request with a body is not watched, since reading
-	 * it is the application's; it is found gone only at its slot.
-	 */
-	private void watchForHangUp(HttpServletRequest request) {
-		if (request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null) {
-			return;
-		}
-		try {
-			ServletInputStream input = request.getInputStream();
-			input.setReadListener(new HangUpListener());
-			input.isReady();
-		}
-		catch (IOException | RuntimeException ex) {
-			logger.debug("Cannot watch a waiting request's connection", ex);
-		}
 	}
 
 	/** At the slot: dispatches the request again, unless it was cancelled. */
@@ -177,34 +157,6 @@ final class DelayedRequest implements AsyncListener {
 			this.admission.release(Outcome.REJECTED);
 		}
 		return true;
-	}
-
-	/** Hears the connection of a waiting request without a body fail or close. */
-	private final class HangUpListener implements ReadListener {
-
-		@Override
-		public void onDataAvailable() {
-			// a pipelined request, left for the container
-		}
-
-		@Override
-		public void onAllDataRead() {
-			// a request without a body has no more to read
-		}
-
-		@Override
-		public void onError(Throwable failure) {
-			AsyncContext asyncContext = DelayedRequest.this.context;
-			if (cancel() && asyncContext != null) {
-				try {
-					asyncContext.complete();
-				}
-				catch (IllegalStateException ex) {
-					// already completing
-				}
-			}
-		}
-
 	}
 
 	@Override

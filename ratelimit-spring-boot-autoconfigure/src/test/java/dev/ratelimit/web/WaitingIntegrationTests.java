@@ -1,8 +1,5 @@
 package dev.ratelimit.web;
 
-import java.io.IOException;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,6 +12,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -36,15 +36,14 @@ import static org.awaitility.Awaitility.await;
 /**
  * Requests that wait for a reserved slot instead of being rejected ({@code max-wait}), on two instances of an
  * application sharing one Redis: their completions are shaped to the rule's rate in arrival order, the waiters of a
- * rule are bounded per instance ({@code max-waiting}), and a client that goes away while it waits gives its slot
- * back. Completion times are read where the controller handles each request, on the JVM's monotonic clock that both
+ * rule are bounded per instance ({@code max-waiting}), and a caller that stops waiting gives its slot back. Completion times are read where the controller handles each request, on the JVM's monotonic clock that both
  * instances share.
  */
 @RedisStandaloneTest
 class WaitingIntegrationTests {
 
 	/** How late a timer may resume a waiting request (thread scheduling, the container's dispatch). */
-	private static final Duration GRANULARITY = Duration.ofMillis(25);
+	private static final Duration GRANULARITY = Duration.ofMillis(50);
 
 	private static ConfigurableApplicationContext first;
 
@@ -161,42 +160,32 @@ class WaitingIntegrationTests {
 	}
 
 	/**
-	 * Under a rule of 1 per 5 s, two clients wait for the next two slots; the first hangs up. Its reservation is
-	 * released: the rule's state in Redis (GCRA's theoretical arrival time) moves back by one interval, so the next
-	 * request to reserve takes the slot the second one would otherwise have been followed by, 5 s sooner than without
-	 * the release. When every waiter has gone, the state is back to what the one admitted request left.
+	 * Under the yml rule {@code slow-queue} (1 per 5 s), used from code by name through the application's
+	 * {@link RateLimiter}: three callers reserve the next slots; the second gives up its wait (its future is
+	 * cancelled). Its reservation is released: the rule's state in Redis (GCRA's theoretical arrival time) moves back
+	 * by one interval, so the next caller to reserve takes the slot 5 s sooner than without the release, while the
+	 * others keep theirs. When every waiter has given up, the state is what the one admitted call left.
 	 */
 	@Test
-	void aClientThatHangsUpWhileWaitingReleasesItsSlot() throws Exception {
+	void aCallerThatStopsWaitingReleasesItsSlotAndTheNextReservationMovesUp() throws Exception {
+		RateLimiter limiter = first.getBean(RateLimiter.class);
+		RateLimitPolicy policy = first.getBean(RateLimitRules.class).get("slow-queue").orElseThrow().policy();
 		String key = "rl-http:{slow-queue:" + this.queue + "}";
-		assertThat(new TestHttp(port(first)).get("/waiting/slow", Map.of("X-Queue", this.queue)).statusCode())
-			.isEqualTo(200);
+		Duration maxWait = Duration.ofMinutes(1);
+		assertThat(limiter.acquire(policy, this.queue, 1, maxWait)).isTrue();
 		long afterAdmitted = tat(key);
 		long interval = TimeUnit.SECONDS.toMicros(5);
-		try (Socket waiter = waitingClient(port(first)); Socket next = waitingClient(port(second))) {
-			await().atMost(Duration.ofSeconds(4)).until(() -> tat(key) == afterAdmitted + 2 * interval);
-			waiter.close();
-			await().atMost(Duration.ofSeconds(4))
-				.untilAsserted(() -> assertThat(tat(key)).as("moved up by one interval")
-					.isEqualTo(afterAdmitted + interval));
-			try (Socket later = waitingClient(port(first))) {
-				await().atMost(Duration.ofSeconds(4)).until(() -> tat(key) == afterAdmitted + 2 * interval);
-			}
-			await().atMost(Duration.ofSeconds(4)).until(() -> tat(key) == afterAdmitted + interval);
-		}
-		await().atMost(Duration.ofSeconds(4)).until(() -> tat(key) == afterAdmitted);
-		assertThat(filter(first).waiting("slow-queue")).isZero();
-		assertThat(filter(second).waiting("slow-queue")).isZero();
-	}
-
-	/** Opens a connection and sends a request that will wait for its slot (the response is never read). */
-	private Socket waitingClient(int port) throws IOException {
-		Socket socket = new Socket("127.0.0.1", port);
-		OutputStream out = socket.getOutputStream();
-		out.write(("GET /waiting/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Queue: " + this.queue + "\r\n\r\n")
-			.getBytes(StandardCharsets.US_ASCII));
-		out.flush();
-		return socket;
+		CompletableFuture<Boolean> waiting = limiter.acquireAsync(policy, this.queue, 1, maxWait);
+		CompletableFuture<Boolean> gone = limiter.acquireAsync(policy, this.queue, 1, maxWait);
+		assertThat(tat(key)).isEqualTo(afterAdmitted + 2 * interval);
+		gone.cancel(false);
+		assertThat(tat(key)).as("moved back by one interval").isEqualTo(afterAdmitted + interval);
+		CompletableFuture<Boolean> next = limiter.acquireAsync(policy, this.queue, 1, maxWait);
+		assertThat(tat(key)).as("the next reservation took the slot given back").isEqualTo(afterAdmitted + 2 * interval);
+		assertThat(waiting).isNotDone();
+		next.cancel(false);
+		waiting.cancel(false);
+		assertThat(tat(key)).isEqualTo(afterAdmitted);
 	}
 
 	private static long tat(String key) {

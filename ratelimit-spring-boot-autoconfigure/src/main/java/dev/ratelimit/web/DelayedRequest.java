@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * connection only while it reads or writes, so a request that waits without either is found gone at its slot, when
  * its response cannot be written (its slot is then used, not given back).
  */
-final class DelayedRequest implements AsyncListener {
+public final class DelayedRequest implements AsyncListener {
 
 	/** Request attribute holding the waiting (then resumed) request. */
 	static final String ATTRIBUTE = DelayedRequest.class.getName();
@@ -40,6 +40,12 @@ final class DelayedRequest implements AsyncListener {
 	 * has not seen the request yet (the later phase) applies its rules.
 	 */
 	static final String RESUMING_ATTRIBUTE = ATTRIBUTE + ".resuming";
+
+	/**
+	 * Request attribute holding the {@link System#nanoTime()} at which this instance scheduled the request's slot (the
+	 * verdict's arrival plus its delay), for tests and diagnostics: how late the request actually ran is the rest.
+	 */
+	public static final String SLOT_NANOS_ATTRIBUTE = ATTRIBUTE + ".slotNanos";
 
 	/** Time the container gives the request beyond its slot before it times out (which cancels the reservation). */
 	private static final long GRACE_MILLIS = 30_000;
@@ -118,6 +124,7 @@ final class DelayedRequest implements AsyncListener {
 		}
 		long delayNanos = this.verdict.delay().toNanos();
 		request.setAttribute(ATTRIBUTE, this);
+		request.setAttribute(SLOT_NANOS_ATTRIBUTE, System.nanoTime() + delayNanos);
 		AsyncContext asyncContext = request.startAsync(request, response);
 		asyncContext.setTimeout(TimeUnit.NANOSECONDS.toMillis(delayNanos) + GRACE_MILLIS);
 		asyncContext.addListener(this);

@@ -55,9 +55,12 @@ public class HttpTestApplication {
 	@RestController
 	static class WaitingEndpoints {
 
+		/** Answers when the request is handled and when its slot was scheduled (the same for one not delayed). */
 		@GetMapping({ "/waiting/shaped", "/waiting/five", "/waiting/slow" })
-		String handledAt() {
-			return Long.toString(System.nanoTime());
+		String handledAt(jakarta.servlet.http.HttpServletRequest request) {
+			long now = System.nanoTime();
+			Object slot = request.getAttribute(DelayedRequest.SLOT_NANOS_ATTRIBUTE);
+			return now + " " + ((slot != null) ? slot : now);
 		}
 
 	}

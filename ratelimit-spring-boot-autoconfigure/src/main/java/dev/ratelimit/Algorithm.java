@@ -59,6 +59,16 @@ public enum Algorithm {
 		return this.usesBurst;
 	}
 
+	/**
+	 * Returns whether a request may reserve a future slot under this algorithm ({@link RateLimitCheck#maxWait()}):
+	 * the buckets and GCRA, whose state is one time that a reservation moves further ahead, so that a slot taken now
+	 * for later is exactly an admission at that later time. The windows count admissions in a window that the
+	 * reservation's time may not belong to, and a concurrency slot is freed by releases that no store can schedule.
+	 */
+	public boolean supportsReservations() {
+		return this.usesBurst;
+	}
+
 	/** Returns the name used in configuration, e.g. {@code sliding-window-log}. */
 	public String configName() {
 		return name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -14,6 +14,9 @@ import org.jspecify.annotations.Nullable;
  * is held), and {@code retryAfter} of a denial a suggested wait, not a promise (slots are freed by releases, which no
  * store can foresee): the time until enough held leases expire to make room, at least 1 ms and at most 1 s. An
  * admitted request's decision carries the {@link #lease() lease} it holds.
+ * <p>
+ * An admitted request that reserved a later slot (see {@link RateLimitCheck#maxWait()}) has a {@link #delay()}: it may
+ * proceed only that long after the decision, and every number of its decisions describes the state at that time.
  *
  * @param allowed whether the check admits the request on its own
  * @param limit the policy's limit per period
@@ -35,10 +38,12 @@ import org.jspecify.annotations.Nullable;
  * @param decidedAt when the store decided, on the store's own clock (Redis {@code TIME} for the Redis store): what a
  * {@link Consumption refund} needs to find the window the units were counted in; {@code null} for a decision that no
  * store made (a rule failing open while the store is unavailable, or a denial remembered by the deny cache)
+ * @param delay for an admitted request that reserved a later slot, the time from the decision until it may proceed
+ * (the same in every admitting decision of the request); else {@link Duration#ZERO}
  */
 public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
 		@Nullable Lease lease, long reclaimed, Duration nextAfter, @Nullable Instant resetAt,
-		@Nullable Instant decidedAt) {
+		@Nullable Instant decidedAt, Duration delay) {
 
 	/** The {@link #retryAfter()} of a cost the policy can never admit. */
 	public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
@@ -59,6 +64,17 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 		if (nextAfter.isNegative() || (!allowed && nextAfter.compareTo(retryAfter) > 0)) {
 			throw new IllegalArgumentException("nextAfter must be between zero and the retryAfter of a denial");
 		}
+		if (delay.isNegative() || (!allowed && !delay.isZero())) {
+			throw new IllegalArgumentException("delay must be zero or, for an allowing check, positive");
+		}
+	}
+
+	/** Creates a decision that needs no wait. */
+	public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
+			@Nullable Lease lease, long reclaimed, Duration nextAfter, @Nullable Instant resetAt,
+			@Nullable Instant decidedAt) {
+		this(allowed, limit, remaining, resetAfter, retryAfter, lease, reclaimed, nextAfter, resetAt, decidedAt,
+				Duration.ZERO);
 	}
 
 	/**
@@ -132,7 +148,17 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 	 */
 	public Decision withLease(@Nullable Lease lease, long reclaimed) {
 		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfter, this.retryAfter, lease,
-				reclaimed, this.nextAfter, this.resetAt, this.decidedAt);
+				reclaimed, this.nextAfter, this.resetAt, this.decidedAt, this.delay);
+	}
+
+	/**
+	 * Returns a copy with the given delay until the reserved slot.
+	 * @param delay the delay, zero for none
+	 * @return the decision
+	 */
+	public Decision withDelay(Duration delay) {
+		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfter, this.retryAfter, this.lease,
+				this.reclaimed, this.nextAfter, this.resetAt, this.decidedAt, delay);
 	}
 
 	/** Returns whether the cost of the request exceeds what the policy can ever admit. */

@@ -20,6 +20,13 @@ import java.util.List;
  * and {@link #renew} act on leases one by one;</li>
  * <li>{@link #refund} gives back what an admitted check consumed, as far as it still counts, and never more: see
  * there for what that means per algorithm.</li>
+ * <li>a check with a {@link RateLimitCheck#maxWait() maxWait} under an algorithm that
+ * {@link Algorithm#supportsReservations() supports reservations} does not deny a request that it could admit within
+ * {@code maxWait}: the request is admitted with a {@link Decision#delay() delay}, the longest such wait of its checks
+ * (all or nothing as ever: it reserves in every check or, when another check denies, in none). Its checks of
+ * reservable algorithms are decided as at the time it proceeds (now + delay), which takes their slots at once; the
+ * others as now, with their {@code resetAfter} seen from the time it proceeds. {@link #cancel} gives a reservation
+ * back.</li>
  * </ul>
  * The contract is verified by one shared test suite run against every implementation.
  */
@@ -90,6 +97,21 @@ public interface RateLimitStore {
 	 */
 	default List<Decision> refund(List<Consumption> consumptions) {
 		throw new UnsupportedOperationException(getClass().getName() + " cannot refund");
+	}
+
+	/**
+	 * Cancels the reservation of a request admitted with a {@link Decision#delay() delay} that will not proceed (its
+	 * caller went away): each check of an algorithm that {@link Algorithm#supportsReservations() supports
+	 * reservations} gives back its cost, moving the subject's state back by as many intervals (so the next request
+	 * to reserve gets a slot that much earlier; requests already waiting keep theirs). Checks of other algorithms are
+	 * left as they are: a window counted the request at its arrival, and leases are released with
+	 * {@link #release}. Checks may repeat a (policy, subject) pair.
+	 * <p>
+	 * The default suits a store whose checks never reserve: it fails.
+	 * @param checks the request's checks, with the costs they were admitted with
+	 */
+	default void cancel(List<RateLimitCheck> checks) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not support reservations");
 	}
 
 	/**

@@ -1,10 +1,18 @@
 package dev.ratelimit;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Decides whether a request may proceed. All checks of one request are evaluated in one atomic call; see
  * {@link RateLimitStore} for the contract.
+ * <p>
+ * Checks with a {@link RateLimitCheck#maxWait() maxWait} may reserve a later slot instead of being denied: the verdict
+ * then admits the request with a {@link Verdict#delay() delay}, and the caller must wait that long before it proceeds
+ * (or {@link #cancel} the reservation). The {@code acquire} methods do the waiting: blocking, or with a
+ * {@link CompletableFuture} that completes at the slot.
  */
 public interface RateLimiter {
 
@@ -54,6 +62,102 @@ public interface RateLimiter {
 	 */
 	default List<Decision> refund(List<Consumption> consumptions) {
 		throw new UnsupportedOperationException(getClass().getName() + " cannot refund");
+	}
+
+	/**
+	 * Cancels the reservation of a request admitted with a {@link Verdict#delay() delay} that will not proceed: see
+	 * {@link RateLimitStore#cancel}. Does nothing for a verdict without a delay.
+	 * <p>
+	 * The default suits a limiter whose checks never reserve: it fails for a verdict with a delay.
+	 * @param verdict the verdict of the request
+	 */
+	default void cancel(Verdict verdict) {
+		if (!verdict.delay().isZero()) {
+			throw new UnsupportedOperationException(getClass().getName() + " does not support reservations");
+		}
+	}
+
+	/**
+	 * Evaluates the checks and, when the request is admitted with a {@link Verdict#delay() delay}, blocks the calling
+	 * thread until its reserved slot.
+	 * @param checks the checks, with the {@link RateLimitCheck#maxWait() maxWait} each accepts
+	 * @return the verdict: when allowed, the slot has come
+	 * @throws CancellationException when the thread is interrupted while it waits: the reservation is cancelled and
+	 * the thread's interrupt status kept
+	 */
+	default Verdict acquire(List<RateLimitCheck> checks) {
+		return awaitSlot(evaluate(checks));
+	}
+
+	/**
+	 * Blocks the calling thread until the slot of a verdict that this limiter returned: for a {@link Verdict#delay()
+	 * delay} (at once without one).
+	 * @param verdict the verdict
+	 * @return the verdict, once its slot has come
+	 * @throws CancellationException when the thread is interrupted while it waits: the reservation is cancelled and
+	 * the thread's interrupt status kept
+	 */
+	default Verdict awaitSlot(Verdict verdict) {
+		return DelayedAdmission.await(this, verdict);
+	}
+
+	/**
+	 * Returns whether {@code cost} units for {@code subject} under {@code policy} are admitted within
+	 * {@code maxWait}, blocking until the reserved slot when they are admitted later (GCRA, token bucket and leaky
+	 * bucket reserve; other algorithms need a zero {@code maxWait}).
+	 * @param policy the policy
+	 * @param subject the subject
+	 * @param cost the units
+	 * @param maxWait the longest wait accepted; zero for an answer at once
+	 * @return {@code true} when admitted and its slot has come, {@code false} when denied (or interrupted while
+	 * waiting: the reservation is then cancelled and the interrupt status kept)
+	 */
+	default boolean acquire(RateLimitPolicy policy, String subject, long cost, Duration maxWait) {
+		try {
+			return acquire(List.of(new RateLimitCheck(policy, subject, cost, false, maxWait))).allowed();
+		}
+		catch (CancellationException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Evaluates the checks now and returns a future of the verdict that completes at the request's slot, without
+	 * holding a thread while it waits. Cancelling the future before then cancels the reservation.
+	 * @param checks the checks, with the {@link RateLimitCheck#maxWait() maxWait} each accepts
+	 * @return the verdict, completed at once when it has no delay (or failed when the evaluation fails)
+	 */
+	default CompletableFuture<Verdict> acquireAsync(List<RateLimitCheck> checks) {
+		Verdict verdict;
+		try {
+			verdict = evaluate(checks);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return DelayedAdmission.atSlot(this, verdict, verdict);
+	}
+
+	/**
+	 * Returns a future of whether {@code cost} units are admitted within {@code maxWait}, completed at the reserved
+	 * slot without holding a thread while it waits; see {@link #acquire(RateLimitPolicy, String, long, Duration)}.
+	 * Cancelling the future before then cancels the reservation.
+	 * @param policy the policy
+	 * @param subject the subject
+	 * @param cost the units
+	 * @param maxWait the longest wait accepted
+	 * @return whether admitted, completed at the slot
+	 */
+	default CompletableFuture<Boolean> acquireAsync(RateLimitPolicy policy, String subject, long cost,
+			Duration maxWait) {
+		Verdict verdict;
+		try {
+			verdict = evaluate(new RateLimitCheck(policy, subject, cost, false, maxWait));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return DelayedAdmission.atSlot(this, verdict, verdict.allowed());
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,7 +9,8 @@ import java.util.Objects;
 
 /**
  * A {@link RateLimiter} over one {@link RateLimitStore}. Checks that name the same policy and subject are merged into
- * one check whose cost is the sum (enforced if any of them is), so a store never sees one key twice in a call.
+ * one check whose cost is the sum (enforced if any of them is, waiting no longer than the least patient), so a store
+ * never sees one key twice in a call.
  */
 public class StoreRateLimiter implements RateLimiter {
 
@@ -69,7 +71,8 @@ public class StoreRateLimiter implements RateLimiter {
 				}
 				merged.set(position, new RateLimitCheck(previous.policy(), previous.subject(),
 						Math.min(RateLimitCheck.MAX_COST, previous.cost() + check.cost()),
-						previous.shadow() && check.shadow(), previous.status(), previous.distinctValue()));
+						previous.shadow() && check.shadow(), previous.status(), previous.distinctValue(),
+						min(previous.maxWait(), check.maxWait())));
 				target[i] = position;
 			}
 		}
@@ -107,9 +110,31 @@ public class StoreRateLimiter implements RateLimiter {
 		return decisions;
 	}
 
+	/**
+	 * Cancels the reservation in the store: see {@link RateLimitStore#cancel}. Only the checks that admitted consumed
+	 * anything (a shadow check may have denied), so only they give back.
+	 */
+	@Override
+	public void cancel(Verdict verdict) {
+		if (verdict.delay().isZero()) {
+			return;
+		}
+		List<RateLimitCheck> admitting = new ArrayList<>(verdict.checks().size());
+		for (int i = 0; i < verdict.checks().size(); i++) {
+			if (verdict.decisions().get(i).allowed()) {
+				admitting.add(verdict.checks().get(i));
+			}
+		}
+		this.store.cancel(admitting);
+	}
+
 	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
 		this.store.reset(policy, subject);
+	}
+
+	private static Duration min(Duration a, Duration b) {
+		return (a.compareTo(b) <= 0) ? a : b;
 	}
 
 	private static boolean distinct(List<RateLimitCheck> checks) {

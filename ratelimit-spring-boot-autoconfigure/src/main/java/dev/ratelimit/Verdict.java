@@ -158,6 +158,22 @@ public record Verdict(List<RateLimitCheck> checks, List<Decision> decisions, boo
 		return List.copyOf(consumptions);
 	}
 
+	/**
+	 * Returns how long an admitted request must wait for the slot it reserved before it proceeds: the longest
+	 * {@link Decision#delay()}; zero when it proceeds at once or is denied.
+	 */
+	public Duration delay() {
+		Duration delay = Duration.ZERO;
+		if (allowed()) {
+			for (Decision decision : this.decisions) {
+				if (decision.delay().compareTo(delay) > 0) {
+					delay = decision.delay();
+				}
+			}
+		}
+		return delay;
+	}
+
 	/** Returns the longest wait among the enforced checks that denied, or zero when allowed. */
 	public Duration retryAfter() {
 		return deniedIndexes().stream()

@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.EnumSource.Mode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The store contract, run against every {@link RateLimitStore}: a new backend adds a subclass, not copied tests.
@@ -263,6 +264,122 @@ public abstract class RateLimitStoreContractTests {
 		assertThat(denied.retryAfter()).isEqualTo(Duration.ofSeconds(1));
 		this.clock.advance(Duration.ofSeconds(1));
 		assertThat(one(policy, 1).allowed()).isTrue();
+	}
+
+	private Decision reserve(RateLimitPolicy policy, long cost, Duration maxWait) {
+		return this.store.evaluate(List.of(new RateLimitCheck(policy, this.subject, cost, false, maxWait))).get(0);
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
+	void aRequestWithinMaxWaitReservesTheNextSlotsInArrivalOrder(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 2, Duration.ofSeconds(1));
+		one(policy, 2);
+		Decision first = reserve(policy, 1, Duration.ofSeconds(2));
+		assertThat(first.allowed()).isTrue();
+		assertThat(first.retryAfter()).isZero();
+		assertThat(first.delay()).isEqualTo(Duration.ofMillis(500));
+		assertThat(reserve(policy, 1, Duration.ofSeconds(2)).delay()).as("the slot after the first reservation")
+			.isEqualTo(Duration.ofSeconds(1));
+		Decision tooLong = reserve(policy, 1, Duration.ofMillis(1200));
+		assertThat(tooLong.allowed()).as("its slot would be 1.5 s away").isFalse();
+		assertThat(tooLong.delay()).isZero();
+		assertThat(tooLong.retryAfter()).isEqualTo(Duration.ofMillis(1500));
+		assertThat(one(policy, 1).allowed()).as("without maxWait").isFalse();
+	}
+
+	/** What a reservation at t reports is what an admission at its slot would report, and it took the slot. */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
+	void aReservationIsTheAdmissionAtItsSlot(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 4, Duration.ofSeconds(1)).withBurst(3);
+		this.clock.advanceMicros(123_457);
+		one(policy, 3);
+		this.clock.advanceMicros(40_000);
+		Decision reserved = reserve(policy, 2, Duration.ofSeconds(5));
+		assertThat(reserved.delay()).isEqualTo(Duration.ofMillis(460));
+		this.clock.advance(reserved.delay());
+		Decision atSlot = peek(policy);
+		assertThat(atSlot.remaining()).isEqualTo(reserved.remaining());
+		assertThat(atSlot.resetAfter()).isEqualTo(reserved.resetAfter());
+		assertThat(one(policy, 1).allowed()).as("the slot is taken").isFalse();
+	}
+
+	@Test
+	void aRequestReservesInEveryCheckOrInNone() {
+		RateLimitPolicy waiting = policy(Algorithm.GCRA, 1, Duration.ofSeconds(1));
+		RateLimitPolicy window = policy(Algorithm.FIXED_WINDOW, 1, Duration.ofHours(1));
+		one(waiting, 1);
+		one(window, 1);
+		List<RateLimitCheck> request = List.of(
+				new RateLimitCheck(waiting, this.subject, 1, false, Duration.ofSeconds(5)),
+				RateLimitCheck.of(window, this.subject));
+		Verdict denied = new Verdict(request, this.store.evaluate(request));
+		assertThat(denied.allowed()).isFalse();
+		assertThat(denied.delay()).isZero();
+		assertThat(reserve(waiting, 1, Duration.ofSeconds(5)).delay()).as("nothing was reserved by the denial")
+			.isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void aReservingRequestTakesItsOtherChecksAndReportsThemAtItsSlot() {
+		RateLimitPolicy waiting = policy(Algorithm.GCRA, 1, Duration.ofSeconds(1));
+		RateLimitPolicy window = RateLimitPolicy.of("contract-window-10", Algorithm.FIXED_WINDOW, 10,
+				Duration.ofHours(1));
+		this.clock.setMicros(this.clock.micros() / 3_600_000_000L * 3_600_000_000L);
+		one(waiting, 1);
+		List<RateLimitCheck> request = List.of(
+				new RateLimitCheck(waiting, this.subject, 1, false, Duration.ofSeconds(5)),
+				RateLimitCheck.of(window, this.subject));
+		Verdict verdict = new Verdict(request, this.store.evaluate(request));
+		assertThat(verdict.allowed()).isTrue();
+		assertThat(verdict.delay()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(verdict.decisions().get(1).remaining()).isEqualTo(9);
+		assertThat(verdict.decisions().get(1).resetAfter()).as("seen from the slot")
+			.isEqualTo(Duration.ofHours(1).minusSeconds(1));
+	}
+
+	/**
+	 * Cancelling a reservation gives its slot back: the state moves back one interval, so the next request to
+	 * reserve waits one interval less; reservations already made keep their slots.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
+	void aCancelledReservationMovesTheNextReservationUp(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 2, Duration.ofSeconds(1));
+		one(policy, 2);
+		RateLimitCheck check = new RateLimitCheck(policy, this.subject, 1, false, Duration.ofSeconds(5));
+		List<Decision> first = this.store.evaluate(List.of(check));
+		assertThat(reserve(policy, 1, Duration.ofSeconds(5)).delay()).isEqualTo(Duration.ofSeconds(1));
+		this.store.cancel(List.of(check));
+		assertThat(first.get(0).delay()).isEqualTo(Duration.ofMillis(500));
+		assertThat(reserve(policy, 1, Duration.ofSeconds(5)).delay()).as("moved up by one interval")
+			.isEqualTo(Duration.ofSeconds(1));
+		this.store.cancel(List.of(check, check));
+		this.clock.advance(Duration.ofMillis(100));
+		assertThat(reserve(policy, 1, Duration.ofSeconds(5)).delay()).as("two more given back")
+			.isEqualTo(Duration.ofMillis(400));
+		this.store.cancel(List.of(check.withMaxWait(Duration.ZERO), check, check, check));
+		assertThat(holdsState(policy, this.subject)).as("everything given back: no state").isFalse();
+	}
+
+	@Test
+	void onlyTheBucketsAndGcraCanReserve() {
+		for (Algorithm algorithm : Algorithm.values()) {
+			RateLimitPolicy policy = policy(algorithm, 2, Duration.ofSeconds(1));
+			if (algorithm.supportsReservations()) {
+				assertThat(RateLimitCheck.of(policy, this.subject).withMaxWait(Duration.ofSeconds(1)).maxWaitMicros())
+					.isEqualTo(1_000_000);
+			}
+			else {
+				// a distinct check presents a value (it cannot reserve either)
+				RateLimitCheck check = (algorithm == Algorithm.DISTINCT)
+						? RateLimitCheck.distinct(policy, this.subject, "value", false)
+						: RateLimitCheck.of(policy, this.subject);
+				assertThatIllegalArgumentException().isThrownBy(() -> check.withMaxWait(Duration.ofSeconds(1)))
+					.withMessageContaining("cannot reserve");
+			}
+		}
 	}
 
 	@Test

@@ -43,6 +43,8 @@ import org.jspecify.annotations.Nullable;
  * {@code ratelimit.concurrency.leases.expired} (counter; {@code rule}): expired slots that an admission reclaimed,
  * held by an instance that crashed or by a request that outlived {@code lease-timeout} without a renewal. The
  * expired count is the store's, so every instance that reclaims counts what it found, whoever held it.</li>
+ * <li>{@code ratelimit.wait} (timer; {@code rule}): for each admitted request of a rule that may wait
+ * ({@code max-wait}), the wait until its reserved slot (zero when it proceeded at once).</li>
  * </ul>
  */
 public class RateLimitMetrics implements RateLimitListener {
@@ -54,6 +56,7 @@ public class RateLimitMetrics implements RateLimitListener {
 	private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
 	private final Map<String, AtomicLong> inFlight = new ConcurrentHashMap<>();
+	private final Map<String, Timer> waits = new ConcurrentHashMap<>();
 
 	private final Timer storeSuccess;
 
@@ -115,6 +118,9 @@ public class RateLimitMetrics implements RateLimitListener {
 			if (decision.reclaimed() > 0 && !seenBefore(verdict, i)) {
 				counter("ratelimit.concurrency.leases.expired", rule, null, null).increment(decision.reclaimed());
 			}
+			if (!check.maxWait().isZero() && check.enforced() && verdict.allowed()) {
+				waitTimer(rule).record(verdict.delay());
+			}
 		}
 		for (Lease lease : verdict.leases()) {
 			String rule = lease.policy().name();
@@ -159,6 +165,14 @@ public class RateLimitMetrics implements RateLimitListener {
 			});
 		}
 		return slots;
+	}
+
+	private Timer waitTimer(String rule) {
+		Timer timer = this.waits.get(rule);
+		return (timer != null) ? timer : this.waits.computeIfAbsent(rule, (name) -> Timer.builder("ratelimit.wait")
+			.description("Wait of admitted requests until their reserved slot")
+			.tag("rule", name)
+			.register(this.registry));
 	}
 
 	@Override

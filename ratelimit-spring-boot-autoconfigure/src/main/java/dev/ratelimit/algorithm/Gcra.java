@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param intervalMicros the emission interval, {@code period / limit}
  * @param capacity the burst: units admissible at once
  */
-public record Gcra(long intervalMicros, long capacity) implements LimitAlgorithm<Gcra.State> {
+public record Gcra(long intervalMicros, long capacity) implements Reservable<Gcra.State> {
 
 	/** @param tat the theoretical arrival time in microseconds */
 	public record State(long tat) {
@@ -60,6 +60,12 @@ public record Gcra(long intervalMicros, long capacity) implements LimitAlgorithm
 		}
 		long tat = state.tat() - cost * this.intervalMicros;
 		return (tat > now) ? new State(tat) : null;
+	}
+
+	@Override
+	public @Nullable State giveBack(State state, long now, long cost) {
+		long at = state.tat() - cost * this.intervalMicros;
+		return (at > now) ? new State(at) : null;
 	}
 
 }

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param intervalMicros time to leak one unit, {@code period / limit}
  * @param capacity the burst: the most units the bucket holds
  */
-public record LeakyBucket(long intervalMicros, long capacity) implements LimitAlgorithm<LeakyBucket.State> {
+public record LeakyBucket(long intervalMicros, long capacity) implements Reservable<LeakyBucket.State> {
 
 	/** @param emptyAt time at which the bucket is empty again, in microseconds */
 	public record State(long emptyAt) {
@@ -67,6 +67,12 @@ public record LeakyBucket(long intervalMicros, long capacity) implements LimitAl
 		}
 		long emptyAt = state.emptyAt() - cost * this.intervalMicros;
 		return (emptyAt > now) ? new State(emptyAt) : null;
+	}
+
+	@Override
+	public @Nullable State giveBack(State state, long now, long cost) {
+		long at = state.emptyAt() - cost * this.intervalMicros;
+		return (at > now) ? new State(at) : null;
 	}
 
 }

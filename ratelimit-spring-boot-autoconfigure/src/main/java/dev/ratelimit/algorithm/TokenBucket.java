@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param intervalMicros time to gain one token, {@code period / limit}
  * @param capacity the burst: the most tokens the bucket holds
  */
-public record TokenBucket(long intervalMicros, long capacity) implements LimitAlgorithm<TokenBucket.State> {
+public record TokenBucket(long intervalMicros, long capacity) implements Reservable<TokenBucket.State> {
 
 	/** @param fullAt time at which the bucket is full again, in microseconds */
 	public record State(long fullAt) {
@@ -67,6 +67,12 @@ public record TokenBucket(long intervalMicros, long capacity) implements LimitAl
 		}
 		long fullAt = state.fullAt() - cost * this.intervalMicros;
 		return (fullAt > now) ? new State(fullAt) : null;
+	}
+
+	@Override
+	public @Nullable State giveBack(State state, long now, long cost) {
+		long at = state.fullAt() - cost * this.intervalMicros;
+		return (at > now) ? new State(at) : null;
 	}
 
 }

@@ -11,6 +11,7 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.adaptive.AdaptiveStrategy;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RulePhase;
+import dev.ratelimit.rule.RuleWaiting;
 import dev.ratelimit.rule.StoreFailureMode;
 import dev.ratelimit.web.HeaderStyle;
 import org.jspecify.annotations.Nullable;
@@ -647,6 +648,18 @@ public class RateLimitProperties {
 		 */
 		private @Nullable Integer status;
 
+		/**
+		 * Longest time a request that the rule would deny may wait for a slot reserved for it, instead of being
+		 * rejected; 0 rejects at once (gcra, token-bucket and leaky-bucket only).
+		 */
+		private Duration maxWait = Duration.ZERO;
+
+		/**
+		 * Most requests of this rule that may wait for their slot at once in one instance; beyond it, requests are
+		 * answered at once as without max-wait.
+		 */
+		private int maxWaiting = RuleWaiting.DEFAULT_MAX_WAITING;
+
 		private final Adaptive adaptive = new Adaptive();
 
 		private final CountWhen countWhen = new CountWhen();
@@ -781,6 +794,22 @@ public class RateLimitProperties {
 
 		public void setStatus(@Nullable Integer status) {
 			this.status = status;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
+		}
+
+		public int getMaxWaiting() {
+			return this.maxWaiting;
+		}
+
+		public void setMaxWaiting(int maxWaiting) {
+			this.maxWaiting = maxWaiting;
 		}
 
 	}

@@ -35,6 +35,7 @@ import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RulePhase;
+import dev.ratelimit.rule.RuleWaiting;
 import dev.ratelimit.rule.StoreFailureMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -220,7 +221,8 @@ public final class RuleCompiler {
 				key(prefix + ".key", rule.getKey(), apiKeyHeader), policy, tiers, tierKey,
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
 				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct,
-				countWhen(prefix + ".count-when", rule.getCountWhen()));
+				countWhen(prefix + ".count-when", rule.getCountWhen()),
+				waiting(prefix, algorithm, rule));
 	}
 
 	/**
@@ -345,6 +347,28 @@ public final class RuleCompiler {
 		}
 	}
 
+
+	/** Returns how the rule's requests may wait for a reserved slot. */
+	private static RuleWaiting waiting(String prefix, Algorithm algorithm, RateLimitProperties.Rule rule) {
+		Duration maxWait = rule.getMaxWait();
+		if (maxWait == null || maxWait.isNegative()) {
+			throw new InvalidRateLimitRuleException(prefix + ".max-wait", "must not be negative but was " + maxWait,
+					"Set it to the longest wait for a slot, e.g. 500ms, or 0 to reject at once");
+		}
+		if (!maxWait.isZero() && !algorithm.supportsReservations()) {
+			throw new InvalidRateLimitRuleException(prefix + ".max-wait",
+					algorithm.configName() + " cannot reserve a slot for a waiting request",
+					"Remove max-wait, or use algorithm gcra, token-bucket or leaky-bucket (see docs/waiting.md)");
+		}
+		if (rule.getMaxWaiting() < 1) {
+			throw new InvalidRateLimitRuleException(prefix + ".max-waiting",
+					"must be at least 1 but was " + rule.getMaxWaiting(),
+					"Set it to the most requests that may wait at once in one instance (default "
+							+ RuleWaiting.DEFAULT_MAX_WAITING + ")");
+		}
+		return new RuleWaiting(maxWait, rule.getMaxWaiting());
+	}
+
 	private AdaptiveConcurrencyRule compileAdaptive(String name, RateLimitProperties.Rule rule) {
 		String prefix = "ratelimit.rules." + name;
 		checkName(prefix, name);
@@ -359,6 +383,7 @@ public final class RuleCompiler {
 		notForAdaptive(prefix + ".key", !rule.getKey().trim().equals("ip"));
 		notForAdaptive(prefix + ".on-store-failure", rule.getOnStoreFailure() != StoreFailureMode.LOCAL);
 		notForAdaptive(prefix + ".count-when", rule.getCountWhen().hasConditions());
+		notForAdaptive(prefix + ".max-wait", rule.getMaxWait() != null && !rule.getMaxWait().isZero());
 		RateLimitProperties.Adaptive adaptive = rule.getAdaptive();
 		int min = (adaptive.getMinLimit() != null) ? adaptive.getMinLimit() : AdaptiveSettings.DEFAULT_MIN_LIMIT;
 		int max = (adaptive.getMaxLimit() != null) ? adaptive.getMaxLimit() : AdaptiveSettings.DEFAULT_MAX_LIMIT;
@@ -483,6 +508,10 @@ public final class RuleCompiler {
 		}
 		if (compiled.countWhen() != null) {
 			line.append(", counts only ").append(compiled.countWhen());
+		}
+		if (compiled.waiting().waits()) {
+			line.append(", waits up to ").append(Periods.format(compiled.waiting().maxWait())).append(" (")
+				.append(compiled.waiting().maxWaiting()).append(" at once)");
 		}
 		line.append(", ").append(compiled.mode().name().toLowerCase(Locale.ROOT))
 			.append(", on store failure ").append(compiled.onStoreFailure().name().toLowerCase(Locale.ROOT));

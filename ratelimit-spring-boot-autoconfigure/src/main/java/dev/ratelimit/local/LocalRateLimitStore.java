@@ -1,7 +1,9 @@
 package dev.ratelimit.local;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -25,6 +27,7 @@ import dev.ratelimit.algorithm.Algorithms;
 import dev.ratelimit.algorithm.Concurrency;
 import dev.ratelimit.algorithm.LimitAlgorithm;
 import dev.ratelimit.algorithm.Outcome;
+import dev.ratelimit.algorithm.Reservable;
 import dev.ratelimit.key.Subjects;
 import org.jspecify.annotations.Nullable;
 
@@ -153,6 +156,12 @@ public class LocalRateLimitStore implements RateLimitStore {
 		return access ? this.entries.asMap().get(key) : this.entries.policy().getIfPresentQuietly(key);
 	}
 
+	/**
+	 * Decides under the entries' locks. A request that an enforced check denies, but could admit within that check's
+	 * {@code maxWait} (the reservable algorithms only), is admitted with a delay: the longest such wait. Its checks
+	 * of reservable algorithms are then decided at the time it proceeds ({@code now + delay}, where each one admits:
+	 * the reservation), the others at {@code now}, with their {@code resetAfter} seen from the time it proceeds.
+	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private List<Decision> decideLocked(List<RateLimitCheck> checks, String[] keys, Entry[] entries, boolean commit,
 			String leaseId) {
@@ -162,13 +171,28 @@ public class LocalRateLimitStore implements RateLimitStore {
 		LimitAlgorithm[] algorithms = new LimitAlgorithm[n];
 		long[] reclaimable = new long[n];
 		boolean admitted = true;
+		long delay = 0;
 		for (int i = 0; i < n; i++) {
 			RateLimitCheck check = checks.get(i);
 			algorithms[i] = Algorithms.of(check, leaseId);
 			outcomes[i] = algorithms[i].apply(entries[i].state, now, check.cost());
-			admitted &= check.shadow() || outcomes[i].allowed();
+			if (!check.shadow() && !outcomes[i].allowed()) {
+				long retry = outcomes[i].retryAfterMicros();
+				if (retry != Outcome.NEVER && retry <= check.maxWaitMicros()) {
+					delay = Math.max(delay, retry);
+				}
+				else {
+					admitted = false;
+				}
+			}
 			if (algorithms[i] instanceof Concurrency concurrency) {
 				reclaimable[i] = concurrency.reclaimable((Concurrency.State) entries[i].state, now);
+			}
+		}
+		if (admitted && delay > 0) {
+			for (int i = 0; i < n; i++) {
+				outcomes[i] = (algorithms[i] instanceof Reservable) ? algorithms[i].apply(entries[i].state, now + delay,
+						checks.get(i).cost()) : seenLater(outcomes[i], delay);
 			}
 		}
 		List<Decision> decisions = new ArrayList<>(n);
@@ -180,7 +204,8 @@ public class LocalRateLimitStore implements RateLimitStore {
 			}
 			else if (commit && outcome.allowed() && check.cost() > 0) {
 				entries[i].state = outcome.state();
-				entries[i].expiresAtMicros = now + outcome.ttlMicros();
+				entries[i].expiresAtMicros = now + ((algorithms[i] instanceof Reservable) ? delay : 0)
+						+ outcome.ttlMicros();
 				this.entries.asMap().replace(keys[i], entries[i], entries[i]);
 			}
 			Decision decision = Decision.ofMicros(outcome.allowed(), check.policy().limit(), outcome.remaining(),
@@ -188,6 +213,9 @@ public class LocalRateLimitStore implements RateLimitStore {
 			if (admitted && outcome.allowed() && check.acquiresLease()) {
 				decision = decision.withLease(commit ? new Lease(check.policy(), check.subject(), leaseId, check.cost())
 						: null, reclaimable[i]);
+			}
+			if (admitted && outcome.allowed() && delay > 0) {
+				decision = decision.withDelay(Duration.of(delay, ChronoUnit.MICROS));
 			}
 			decisions.add(decision);
 		}
@@ -238,6 +266,57 @@ public class LocalRateLimitStore implements RateLimitStore {
 			}
 			finally {
 				entry.lock.unlock();
+			}
+		}
+	}
+
+	/** Returns an outcome decided at arrival as seen {@code delay} later: its reset that much nearer. */
+	private static <S> Outcome<S> seenLater(Outcome<S> outcome, long delay) {
+		return new Outcome<>(outcome.allowed(), outcome.remaining(), Math.max(0, outcome.resetAfterMicros() - delay),
+				Math.max(0, outcome.nextAfterMicros() - delay), outcome.retryAfterMicros(), outcome.state(),
+				outcome.ttlMicros());
+	}
+
+	/**
+	 * Gives back, for each check of a reservable algorithm, its cost ({@link Reservable#giveBack}); the other checks
+	 * are left as they are.
+	 */
+	@Override
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	public void cancel(List<RateLimitCheck> checks) {
+		for (RateLimitCheck check : checks) {
+			if (check.cost() == 0 || !(Algorithms.of(check.policy(), check.subject()) instanceof Reservable reservable)) {
+				continue;
+			}
+			String key = key(check.policy(), check.subject());
+			while (true) {
+				Entry entry = live(key, false);
+				if (entry == null) {
+					break;
+				}
+				entry.lock.lock();
+				try {
+					if (live(key, false) != entry) {
+						continue;
+					}
+					if (entry.state != null) {
+						long now = this.nowMicros.getAsLong();
+						Object state = reservable.giveBack(entry.state, now, check.cost());
+						entry.state = state;
+						if (state != null) {
+							entry.expiresAtMicros = now + Math.max(0,
+									reservable.apply(state, now, 0).resetAfterMicros());
+							this.entries.asMap().replace(key, entry, entry);
+						}
+						else {
+							this.entries.asMap().remove(key, entry);
+						}
+					}
+					break;
+				}
+				finally {
+					entry.lock.unlock();
+				}
 			}
 		}
 	}

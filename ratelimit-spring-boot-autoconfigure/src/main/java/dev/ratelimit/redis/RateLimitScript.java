@@ -1,6 +1,8 @@
 package dev.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +33,7 @@ final class RateLimitScript {
 
 	private static final byte[] EMPTY = new byte[0];
 
-	private static final int ARGS_PER_CHECK = 6;
+	private static final int ARGS_PER_CHECK = 7;
 
 	/** Values per check in a reply: allowed, remaining, resetAfter, retryAfter, nextAfter. */
 	private static final int VALUES_PER_CHECK = 5;
@@ -109,6 +111,7 @@ final class RateLimitScript {
 			args[base + 3] = thirdArgument(check, leaseId);
 			args[base + 4] = (check.cost() == 1) ? ONE : ascii(check.cost());
 			args[base + 5] = check.shadow() ? ONE : ZERO;
+			args[base + 6] = check.maxWait().isZero() ? ZERO : ascii(check.maxWaitMicros());
 		}
 		return this.script.run(commands, keys, args).thenApply((values) -> parse(values, checks, mode, leaseId));
 	}
@@ -132,12 +135,17 @@ final class RateLimitScript {
 
 	/**
 	 * Reads the reply: one decision per check; an evaluation that admits the request gives each concurrency check
-	 * the lease it acquired, with the count of slots reclaimed (which {@code gcra.lua} does not reply).
+	 * the lease it acquired, with the count of slots reclaimed, and each admitting check the delay of a reservation
+	 * (neither of which {@code gcra.lua} replies).
 	 */
 	private static Reply parse(List<Object> values, List<RateLimitCheck> checks, Mode mode, String leaseId) {
 		boolean allowed = number(values, 0) == 1;
 		long now = number(values, 1);
 		int n = checks.size();
+		// after the values of every check and the reclaimed (or added) value of every check; gcra.lua and refunds
+		// reply none
+		int delayAt = 2 + (VALUES_PER_CHECK + 1) * n;
+		long delay = (values.size() > delayAt) ? number(values, delayAt) : 0;
 		List<Decision> decisions = new ArrayList<>(n);
 		boolean[] added = new boolean[n];
 		for (int i = 0; i < n; i++) {
@@ -159,6 +167,9 @@ final class RateLimitScript {
 			}
 			else if (reclaimed > 0) {
 				decision = decision.withLease(null, reclaimed);
+			}
+			if (delay > 0 && allowed && decision.allowed()) {
+				decision = decision.withDelay(Duration.of(delay, ChronoUnit.MICROS));
 			}
 			decisions.add(decision);
 		}

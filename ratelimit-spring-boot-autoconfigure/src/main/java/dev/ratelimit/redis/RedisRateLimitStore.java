@@ -283,6 +283,41 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			.thenApply((done) -> calls.stream().map((call) -> call.join().get(0)).toList()));
 	}
 
+	@Override
+	public void cancel(List<RateLimitCheck> checks) {
+		await(cancelAsync(checks));
+	}
+
+	/**
+	 * Cancels a reservation without blocking; see {@link #cancel}. The checks of reservable algorithms give their
+	 * cost back in one call ({@code ratelimit.lua}'s refund, which for these algorithms needs no admission time); in
+	 * a Cluster, one call per check, concurrently.
+	 * @param checks the request's checks, with the costs they were admitted with
+	 * @return done when every cost is given back
+	 */
+	public CompletableFuture<Void> cancelAsync(List<RateLimitCheck> checks) {
+		List<RateLimitCheck> reserved = checks.stream()
+			.filter((check) -> check.cost() > 0 && check.policy().algorithm().supportsReservations())
+			.toList();
+		if (reserved.isEmpty()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keyBytes = keys(reserved, (check) -> key(check.policy(), check.subject()));
+		RateLimitScript.Mode refund = RateLimitScript.Mode.refund(0);
+		if (reserved.size() == 1 || !this.connectionFactory.isClusterAware()) {
+			return commands.abandonWhenCancelled(
+					this.scripts.general().run(commands, keyBytes, reserved, now, refund, "").thenApply((reply) -> null));
+		}
+		List<CompletableFuture<RateLimitScript.Reply>> calls = new ArrayList<>(reserved.size());
+		for (int i = 0; i < reserved.size(); i++) {
+			calls.add(this.scripts.general().run(commands, new byte[][] { keyBytes[i] }, List.of(reserved.get(i)), now,
+					refund, ""));
+		}
+		return commands.abandonWhenCancelled(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)));
+	}
+
 	/**
 	 * Loads the scripts into Redis now. Calls made before would fall back to {@code EVAL} on {@code NOSCRIPT}, which
 	 * is always correct but, for calls pipelined from one thread, can reorder them; in a Cluster this loads them on

@@ -23,13 +23,15 @@ record ScriptsInUse(RateLimitScript general, RateLimitScript gcra, LeaseScript l
 				new LeaseScript());
 	}
 
-	/** Returns the GCRA fast path when evaluating checks that are all GCRA, else the general script. */
+	/**
+	 * Returns the GCRA fast path when evaluating checks that are all GCRA and never reserve, else the general script.
+	 */
 	RateLimitScript forChecks(List<RateLimitCheck> checks, RateLimitScript.Mode mode) {
 		if (mode != RateLimitScript.Mode.EVALUATE) {
 			return this.general;
 		}
 		for (RateLimitCheck check : checks) {
-			if (check.policy().algorithm() != Algorithm.GCRA) {
+			if (check.policy().algorithm() != Algorithm.GCRA || !check.maxWait().isZero()) {
 				return this.general;
 			}
 		}

@@ -1,5 +1,6 @@
 package dev.ratelimit.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -21,6 +22,10 @@ import org.jspecify.annotations.Nullable;
  * are refunded (a second call that gives back exactly what they consumed; a distinct value that a HyperLogLog
  * counted cannot be taken back and stays counted) and report their state without the
  * request; for a peek, which consumed nothing, they are inspected again.
+ * <p>
+ * A request that reserves waits for the latest slot among the groups, and every decision reports that delay and its
+ * state seen from then. A group that reserved an earlier slot (or none) keeps it: each script call is atomic in its
+ * own slot only, so that rule counts the request up to the difference earlier than it proceeds.
  */
 final class SlotGroupedEvaluation {
 
@@ -76,9 +81,33 @@ final class SlotGroupedEvaluation {
 							decisions)));
 				}
 			}
+			if (allowed) {
+				alignDelays(decisions);
+			}
 			return CompletableFuture.allOf(secondCalls.toArray(CompletableFuture[]::new))
 				.thenApply((done) -> Arrays.asList(decisions));
 		});
+	}
+
+	/** Gives every admitting decision the request's delay, the longest, its reset seen from then. */
+	private static void alignDelays(Decision[] decisions) {
+		Duration delay = Duration.ZERO;
+		for (Decision decision : decisions) {
+			delay = (decision.delay().compareTo(delay) > 0) ? decision.delay() : delay;
+		}
+		for (int i = 0; i < decisions.length; i++) {
+			Decision decision = decisions[i];
+			Duration later = delay.minus(decision.delay());
+			if (decision.allowed() && !later.isZero()) {
+				Duration reset = decision.resetAfter().minus(later);
+				Duration next = decision.nextAfter().minus(later);
+				// the instant of the reset stays what the store said
+				decisions[i] = new Decision(true, decision.limit(), decision.remaining(),
+						reset.isNegative() ? Duration.ZERO : reset, Duration.ZERO, decision.lease(),
+						decision.reclaimed(), next.isNegative() ? Duration.ZERO : next, decision.resetAt(),
+						decision.decidedAt(), delay);
+			}
+		}
 	}
 
 	private CompletableFuture<List<Decision>> inspect(IssuedCommands commands,

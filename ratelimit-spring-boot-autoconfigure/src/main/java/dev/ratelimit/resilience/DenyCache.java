@@ -102,7 +102,8 @@ public final class DenyCache {
 			// store knows
 			return;
 		}
-		Duration wait = verdict.retryAfter();
+		// a request whose checks would wait for a slot is denied only while its wait is longer than that
+		Duration wait = verdict.retryAfter().minus(longestMaxWait(verdict.checks()));
 		if (wait.toNanos() < this.minimumWaitNanos) {
 			return;
 		}
@@ -151,6 +152,16 @@ public final class DenyCache {
 				decision.resetAt());
 	}
 
+	private static Duration longestMaxWait(List<RateLimitCheck> checks) {
+		Duration longest = Duration.ZERO;
+		for (RateLimitCheck check : checks) {
+			if (check.maxWait().compareTo(longest) > 0) {
+				longest = check.maxWait();
+			}
+		}
+		return longest;
+	}
+
 	private static String signature(List<RateLimitCheck> checks) {
 		StringBuilder signature = new StringBuilder();
 		for (RateLimitCheck check : checks) {
@@ -168,6 +179,7 @@ public final class DenyCache {
 				.append(check.shadow() ? 's' : 'e')
 				// a distinct denial holds for a new value only: a value seen in the window is admitted
 				.append((check.distinctValue() != null) ? check.distinctValue() : "")
+				.append(check.maxWait().isZero() ? "" : "/w" + check.maxWait().toNanos())
 				.append('\u0001');
 		}
 		return signature.toString();

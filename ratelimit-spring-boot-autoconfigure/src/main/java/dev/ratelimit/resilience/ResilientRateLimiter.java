@@ -193,6 +193,29 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	}
 
 	/**
+	 * Cancels a reservation in the store that decides now: the shared store while its circuit is closed (a failure
+	 * there is logged, and the slot stays taken: the conservative direction), else the fallback memory. A
+	 * reservation made in one of them just before the circuit changed is given back in the other, which may then
+	 * admit one request more than its rate for each such cancellation.
+	 */
+	@Override
+	public void cancel(Verdict verdict) {
+		if (verdict.delay().isZero()) {
+			return;
+		}
+		if (this.store.circuitBreaker().getState() != CircuitBreaker.State.CLOSED) {
+			this.fallback.leaseHolder().cancel(verdict);
+			return;
+		}
+		try {
+			this.store.leaseHolder().cancel(verdict);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not cancel a reservation in the shared store; its slot stays taken", ex);
+		}
+	}
+
+	/**
 	 * Resets a subject in the shared store (when reachable), in the fallback memory and in the deny cache.
 	 * @throws RuntimeException when the shared store cannot be reached
 	 */

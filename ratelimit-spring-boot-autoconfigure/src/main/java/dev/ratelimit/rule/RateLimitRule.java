@@ -1,5 +1,6 @@
 package dev.ratelimit.rule;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 
@@ -30,11 +31,12 @@ import org.jspecify.annotations.Nullable;
  * {@code null}
  * @param countWhen which outcomes of an admitted request count ({@code count-when}; the others are refunded when it
  * ends), or {@code null} when every admitted request counts
+ * @param waiting how long its requests may wait for a reserved slot, and how many at once
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
 		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
-		@Nullable CountWhen countWhen) {
+		@Nullable CountWhen countWhen, RuleWaiting waiting) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
@@ -45,6 +47,15 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		if (phase == RulePhase.AUTO) {
 			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
 		}
+	}
+
+	/** Creates a rule whose requests never wait. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
+			@Nullable CountWhen countWhen) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, distinct, countWhen,
+				RuleWaiting.NONE);
 	}
 
 	/** Creates a rule whose denials are answered with {@link DenialStatus#TOO_MANY_REQUESTS}. */
@@ -85,6 +96,26 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 				null, countWhen);
 	}
 
+	/** Creates a rule answered with {@link DenialStatus#TOO_MANY_REQUESTS} whose requests may wait. */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase, RuleWaiting waiting) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS,
+				null, null, waiting);
+	}
+
+	/**
+	 * Returns the check of this rule for a subject, with the rule's {@code max-wait} when the policy can reserve.
+	 * @param policy the policy (the rule's or a tier's)
+	 * @param subject the subject
+	 * @param cost the cost
+	 * @return the check
+	 */
+	public RateLimitCheck check(RateLimitPolicy policy, String subject, long cost) {
+		return new RateLimitCheck(policy, subject, cost, this.mode == RuleMode.SHADOW, this.status, null,
+				policy.algorithm().supportsReservations() ? this.waiting.maxWait() : Duration.ZERO);
+	}
+
 	/**
 	 * Returns the check of this rule for a request, or {@code null} when its key (or the distinct value of a
 	 * distinct rule) resolves to nothing.
@@ -119,7 +150,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			return (value != null)
 					? RateLimitCheck.distinct(policyFor(request, failures), subject, value, shadow, this.status) : null;
 		}
-		return new RateLimitCheck(policyFor(request, failures), subject, units, shadow, this.status);
+		return check(policyFor(request, failures), subject, units);
 	}
 
 	private @Nullable String distinctValue(RateLimitRequest request, ResolutionFailures failures) {

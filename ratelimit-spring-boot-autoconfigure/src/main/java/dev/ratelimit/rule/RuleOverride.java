@@ -35,7 +35,7 @@ public record RuleOverride(@Nullable Long limit, @Nullable Duration period, @Nul
 				tierPolicy.algorithm(), tierPolicy.limit(), policy.period(), policy.burst(), tierPolicy.spreadWindows())));
 		return new RateLimitRule(rule.name(), rule.match(), rule.key(), policy, tiers, rule.tierKey(), rule.cost(),
 				(this.mode != null) ? this.mode : rule.mode(), rule.onStoreFailure(), rule.phase(), rule.status(),
-				rule.distinct(), rule.countWhen());
+				rule.distinct(), rule.countWhen(), rule.waiting());
 	}
 
 	/** Encodes this override as {@code limit=..;period=..;burst=..;mode=..} (empty values omitted). */

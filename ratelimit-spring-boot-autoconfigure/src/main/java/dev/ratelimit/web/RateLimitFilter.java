@@ -12,9 +12,11 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveAdmission;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMatcher;
 import dev.ratelimit.rule.RulePhase;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -32,6 +34,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * Security, two instances apply the rules of one {@link RulePhase} each, before and after authentication; the later
  * one merges its verdict with the earlier one's. What must happen when an admitted request ends (its places given
  * back, the {@link AdmissionListener}'s callbacks) runs once through the request's {@link RequestCompletion}.
+ * <p>
+ * A request admitted with a {@link Verdict#delay() delay} (a rule's {@code max-wait}) waits for its slot without a
+ * thread ({@link DelayedRequest}) and proceeds in an asynchronous dispatch at its slot; each rule lets at most its
+ * {@code max-waiting} requests wait at once in this filter, and answers the others at once.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -55,6 +61,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	private final AdmissionListener admissionListener;
 
 	private final ServletRateLimitRequests requests;
+
+	private final RateLimitRules rules;
+
+	private final WaitingRoom waitingRoom = new WaitingRoom();
 
 	/**
 	 * Creates a filter for every rule.
@@ -117,6 +127,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			ServletRateLimitRequests requests) {
 		this.requests = requests;
 		this.matcher = new RuleMatcher(rules);
+		this.rules = rules;
 		this.limiter = limiter;
 		this.headersWriter = headersWriter;
 		this.rejectionHandler = rejectionHandler;
@@ -146,22 +157,54 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				+ ALREADY_FILTERED_SUFFIX;
 	}
 
+	/** Asynchronous dispatches reach the filter: a request it delayed proceeds in one (see {@link DelayedRequest}). */
+	@Override
+	protected boolean shouldNotFilterAsyncDispatch() {
+		return false;
+	}
+
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
+		if (request.getDispatcherType() == DispatcherType.ASYNC) {
+			DelayedRequest resumed = DelayedRequest.resumedBy(request, this);
+			if (resumed != null) {
+				// its slot has come
+				request.setAttribute(DelayedRequest.RESUMING_ATTRIBUTE, Boolean.TRUE);
+				try {
+					proceed(request, response, chain, resumed.verdict(), resumed.admission());
+				}
+				finally {
+					request.removeAttribute(DelayedRequest.RESUMING_ATTRIBUTE);
+				}
+				return;
+			}
+			if (request.getAttribute(seenAttributeName()) != null
+					|| request.getAttribute(DelayedRequest.RESUMING_ATTRIBUTE) == null) {
+				// an asynchronous result of a request this filter has decided on, or one it never applies to
+				chain.doFilter(request, response);
+				return;
+			}
+			// a request that an earlier filter delayed reaches this one for the first time
+		}
+		request.setAttribute(seenAttributeName(), Boolean.TRUE);
 		ServletRateLimitRequest view = this.requests.of(request);
 		AdaptiveAdmission admission = admit(view);
-		Verdict verdict;
+		Verdict verdict = null;
 		if (admission != null && admission.denial() != null) {
 			// denied before any rate rule is evaluated, so it consumes no quota
 			RequestCompletion.rejected(request);
 			this.rejectionHandler.rejectOverloaded(request, response, admission.denial());
 			return;
 		}
+		WaitingRoom.Places places = null;
 		boolean proceeds = false;
+		boolean waitsAsynchronously = false;
 		try {
 			try {
-				verdict = decide(view);
+				List<RateLimitCheck> checks = this.matcher.checksFor(view, this.phase);
+				places = this.waitingRoom.enter(checks, this::rule);
+				verdict = checks.isEmpty() ? null : this.limiter.evaluate(places.checks());
 			}
 			catch (RuntimeException ex) {
 				// The limiter must never turn a request into a 500 (a failing store, resolver or listener): admit it, and
@@ -179,31 +222,64 @@ public class RateLimitFilter extends OncePerRequestFilter {
 					this.rejectionHandler.reject(request, response, merged);
 					return;
 				}
-			}
-			boolean listened = verdict != null && wanted(verdict);
-			if (admission != null || listened) {
-				Completion completion = RequestCompletion.of(request);
-				if (admission != null) {
-					completion.onEnd(admission::release);
-				}
-				if (listened) {
-					try {
-						this.admissionListener.onAdmitted(verdict, completion);
+				if (!verdict.delay().isZero()) {
+					DelayedRequest delayed = new DelayedRequest(this, this.limiter, verdict, admission, places);
+					if (delayed.start(request, response)) {
+						// the delayed request holds the places now
+						waitsAsynchronously = true;
+						return;
 					}
-					catch (RuntimeException ex) {
-						logger.error("An admission listener failed; the request proceeds", ex);
-					}
+					// no asynchronous support on this request's path: wait on this thread
+					this.limiter.awaitSlot(verdict);
 				}
 			}
 			proceeds = true;
 		}
 		finally {
-			if (admission != null && !proceeds) {
+			if (places != null && !waitsAsynchronously) {
+				places.leave();
+			}
+			if (admission != null && !proceeds && !waitsAsynchronously) {
 				// denied by a rate rule (or failed before proceeding): the places are not held, nor measured
 				admission.release(Outcome.REJECTED);
 			}
 		}
+		proceed(request, response, chain, verdict, admission);
+	}
+
+	/** Lets an admitted request proceed, followed to its end by whoever needs to know. */
+	private void proceed(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+			@Nullable Verdict verdict, @Nullable AdaptiveAdmission admission) throws IOException, ServletException {
+		boolean listened = verdict != null && wanted(verdict);
+		if (admission != null || listened) {
+			Completion completion = RequestCompletion.of(request);
+			if (admission != null) {
+				completion.onEnd(admission::release);
+			}
+			if (listened) {
+				try {
+					this.admissionListener.onAdmitted(verdict, completion);
+				}
+				catch (RuntimeException ex) {
+					logger.error("An admission listener failed; the request proceeds", ex);
+				}
+			}
+		}
 		RequestCompletion.proceed(request, response, chain);
+	}
+
+	private @Nullable RateLimitRule rule(String name) {
+		return this.rules.get(name).orElse(null);
+	}
+
+	/** The attribute that says this filter has decided on the request (kept across its dispatches). */
+	private String seenAttributeName() {
+		return getAlreadyFilteredAttributeName() + ".seen";
+	}
+
+	/** Returns how many requests of a rule wait for their slot in this filter now. */
+	public int waiting(String rule) {
+		return this.waitingRoom.waiting(rule);
 	}
 
 	/** Returns whether an admission listener needs to follow the request; a failing one does not fail it. */
@@ -226,12 +302,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			logger.error("Adaptive concurrency limiting failed; the request is admitted unchecked", ex);
 			return null;
 		}
-	}
-
-	/** Returns the verdict of the rules that apply to the request, or {@code null} when none does. */
-	private @Nullable Verdict decide(ServletRateLimitRequest request) {
-		List<RateLimitCheck> checks = this.matcher.checksFor(request, this.phase);
-		return checks.isEmpty() ? null : this.limiter.evaluate(checks);
 	}
 
 	static void logShadowDenials(HttpServletRequest request, Verdict verdict) {

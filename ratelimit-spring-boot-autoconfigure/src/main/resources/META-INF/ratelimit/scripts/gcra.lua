@@ -12,7 +12,8 @@ KEYS[i]   state key of check i
 ARGV[1]   now in microseconds, or '' for redis.call('TIME') (an explicit time is for tests only; TTLs then last at
           least an hour, see ratelimit.lua)
 ARGV[2]   '' (evaluate)
-ARGV[3 + 6(i-1) ..]  per check: 6 (GCRA), interval (period / limit, µs), capacity (burst), 0, cost, shadow (0|1)
+ARGV[3 + 7(i-1) ..]  per check: 6 (GCRA), interval (period / limit, µs), capacity (burst), 0, cost, shadow (0|1),
+          maxWait (always 0 here: calls with reservations run ratelimit.lua)
 Reply     { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter (-1 = never),
           nextAfter (until one more unit than remaining, at least one; 0 when the TAT is not ahead of now) }
 State     string integer: the theoretical arrival time (TAT); TTL until it
@@ -37,7 +38,7 @@ local verdict = 1
 
 -- Phase 1: decide every check; nothing is written yet.
 for i = 1, n do
-  local base = 6 * i - 3 -- ARGV index of check i's algorithm id
+  local base = 7 * i - 4 -- ARGV index of check i's algorithm id
   local interval = tonumber(ARGV[base + 1])
   local capacity = tonumber(ARGV[base + 2])
   local cost = tonumber(ARGV[base + 4])
@@ -87,7 +88,7 @@ reply[1] = verdict
 if verdict == 1 then
   for i = 1, n do
     local r = 5 * i - 2
-    if reply[r] == 1 and ARGV[6 * i + 1] ~= '0' then
+    if reply[r] == 1 and ARGV[7 * i] ~= '0' then
       local ahead = reply[r + 2]
       local ttl = ahead
       if ttl < minTtl then
@@ -100,7 +101,7 @@ else
   for i = 1, n do
     local r = 5 * i - 2
     if reply[r] == 1 then
-      local base = 6 * i - 3
+      local base = 7 * i - 4
       local interval = tonumber(ARGV[base + 1])
       local tolerance = tonumber(ARGV[base + 2]) * interval
       local remainingNow = floor((tolerance - (tats[i] - now)) / interval)

@@ -9,7 +9,7 @@ KEYS[i]   state key of check i, '<prefix>:{<rule>:<subject>}'
 ARGV[1]   now in microseconds, or '' to use redis.call('TIME') (an explicit time is for tests only)
 ARGV[2]   '' to evaluate; 'peek' to peek (evaluate, writing nothing); to refund, the time (microseconds) at which the
           refunded request was admitted
-ARGV[3 + 6(i-1) .. 8 + 6(i-1)], per check i:
+ARGV[3 + 7(i-1) .. 9 + 7(i-1)], per check i:
           algorithm   1 fixed window, 2 sliding log, 3 sliding counter, 4 token bucket, 5 leaky bucket, 6 GCRA,
                       7 concurrency, 8 distinct
           a, b, c     fixed window: period, limit, window offset   | sliding log, counter: period, limit, 0
@@ -18,13 +18,20 @@ ARGV[3 + 6(i-1) .. 8 + 6(i-1)], per check i:
                       distinct: period, limit, the value's token (decimal digits; '' when cost is 0)
           cost        units (0 inspects only)
           shadow      1 when the check may not deny the request, else 0
+          maxWait     microseconds the check accepts to wait for a reserved slot (0: deny at once; token bucket,
+                      leaky bucket and GCRA only)
 
 Evaluate: phase 1 computes every check without writing; the request is allowed when every check with shadow = 0
 allows it. Phase 2 writes only then, and only the checks that allowed (cost > 0). A denied request writes nothing;
 the checks that would have allowed it report their state as if inspected with cost 0. The first write is always
 one that Redis refuses when out of memory, so a full Redis fails the call before it writes anything.
+Reservations: a check with shadow = 0 that denies, but whose retryAfter is at most its maxWait (algorithms 4, 5, 6),
+does not deny the request: the request is admitted with a delay, the longest such retryAfter, if no other check
+denies it. Then every check of algorithms 4, 5 and 6 is decided again at now + delay (where each one admits: taking
+its slot now for then), and the others' resetAfter is seen from then (reduced by the delay); their writes happen at
+now. Reply and TTLs of the re-decided checks are relative to now + delay, their TTLs set from now.
 Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter, nextAfter,
-          then per check: reclaimed }
+          then per check: reclaimed, then delay (0 unless admitted with a reservation) }
           retryAfter is 0 when allowed, -1 when the cost exceeds what the policy can ever admit. nextAfter is the time
           until one more unit is available than remaining (0 when nothing is used, and always for concurrency; at
           most retryAfter of a denial). reclaimed is the number of expired slots that a concurrency check's
@@ -436,7 +443,7 @@ local function slidingCounter(key, period, limit, cost)
 end
 
 local function compute(i, cost)
-  local base = 3 + 6 * (i - 1)
+  local base = 3 + 7 * (i - 1)
   local algorithm = tonumber(ARGV[base])
   local a, b = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
   local key = KEYS[i]
@@ -501,7 +508,7 @@ local function addLease(key, timeout, id, cost)
 end
 
 local function refund(i, admittedAt)
-  local base = 3 + 6 * (i - 1)
+  local base = 3 + 7 * (i - 1)
   local algorithm = tonumber(ARGV[base])
   local a, b = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
   local cost = tonumber(ARGV[base + 4])
@@ -568,22 +575,48 @@ end
 local reply = { 1, now }
 local values, ttls = {}, {}
 local verdict = 1
+local delay = 0
 for i = 1, n do
-  local base = 3 + 6 * (i - 1)
+  local base = 3 + 7 * (i - 1)
   local ok, remaining, reset, retry, value, ttl, nextAfter = compute(i, tonumber(ARGV[base + 4]))
   local r = 2 + 5 * (i - 1)
   reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
   values[i], ttls[i] = value, ttl
   if ok == 0 and ARGV[base + 5] == '0' then
-    verdict = 0
+    if retry > 0 and retry <= tonumber(ARGV[base + 6]) then
+      delay = max(delay, retry)
+    else
+      verdict = 0
+    end
   end
 end
 reply[1] = verdict
 
+-- A reservation: the checks of the reservable algorithms are decided at the time the request proceeds.
+if verdict == 1 and delay > 0 then
+  local arrival = now
+  now = arrival + delay
+  for i = 1, n do
+    local base = 3 + 7 * (i - 1)
+    local r = 2 + 5 * (i - 1)
+    local algorithm = ARGV[base]
+    if algorithm == '4' or algorithm == '5' or algorithm == '6' then
+      local ok, remaining, reset, retry, value, ttl, nextAfter = compute(i, tonumber(ARGV[base + 4]))
+      reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
+      values[i] = value
+      if ttl then ttls[i] = ttl + delay end
+    else
+      reply[r + 3] = max(0, reply[r + 3] - delay)
+      reply[r + 5] = max(0, reply[r + 5] - delay)
+    end
+  end
+  now = arrival
+end
+
 for i = 1, n do
   local r = 2 + 5 * (i - 1)
   if reply[r + 1] == 1 then
-    local base = 3 + 6 * (i - 1)
+    local base = 3 + 7 * (i - 1)
     local cost = tonumber(ARGV[base + 4])
     if verdict == 0 then
       local _, remaining, reset, _, _, _, nextAfter = compute(i, 0)
@@ -604,12 +637,18 @@ for i = 1, n do
   end
 end
 for i = 1, n do
-  local base = 3 + 6 * (i - 1)
+  local base = 3 + 7 * (i - 1)
   local reclaimed = 0
   if verdict == 1 and (ARGV[base] == '7' or ARGV[base] == '8') and reply[3 + 5 * (i - 1)] == 1
       and ARGV[base + 4] ~= '0' then
     reclaimed = values[i]
   end
   reply[2 + 5 * n + i] = reclaimed
+end
+-- after the 5 values per check and the reclaimed (or added) value per check
+if verdict == 1 then
+  reply[3 + 6 * n] = delay
+else
+  reply[3 + 6 * n] = 0
 end
 return reply

@@ -67,6 +67,9 @@ class LuaDifferentialIntegrationTests {
 
 	private static final int LEASE_BATCH = 100;
 
+	/** Percentage of operations that cancel a reservation, while any were made. */
+	private static final int CANCELS = 10;
+
 	/** Percentage of operations that release or renew leases, while any were acquired. */
 	private static final int LEASE_OPERATIONS = 25;
 
@@ -211,6 +214,103 @@ class LuaDifferentialIntegrationTests {
 		assertThat(seen).as("seed %d", seed)
 			.containsKeys("denied by a rate check, concurrency allowing",
 					"denied by concurrency, a rate check allowing", "reclaimed", "release [true]", "release [false]", "renew [true]", "renew [false]");
+	}
+
+	/**
+	 * Reservations: requests of one to three checks of every algorithm, where the checks of the buckets and GCRA
+	 * accept a random wait (none, shorter or longer than a period), some of them shadows, evaluated and peeked at;
+	 * {@value #CANCELS}% of the operations cancel one of the last reservations, in both stores. Every decision
+	 * (with its delay) must be the same, and the sequence must have covered reservations alone and with other
+	 * checks, denials beyond the wait, and cancellations.
+	 */
+	@Test
+	void reservationsMatchReference() {
+		long seed = seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			if (algorithm != Algorithm.CONCURRENCY) {
+				policies.add(randomPolicy(random, algorithm, "w" + algorithm.scriptId()));
+			}
+			if (algorithm.supportsReservations()) {
+				policies.add(randomPolicy(random, algorithm, "v" + algorithm.scriptId()));
+			}
+		}
+		MutableClock clock = MutableClock.atRealisticEpoch();
+		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
+		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
+		RedisRateLimitStore lua = new RedisRateLimitStore(factory, "resv-" + Long.toHexString(seed),
+				Duration.ofSeconds(30), clock::micros, new LeaseIds("d"));
+		lua.loadScripts();
+		List<List<RateLimitCheck>> reserved = new ArrayList<>();
+		Map<String, Integer> seen = new TreeMap<>();
+		int operations = OPERATIONS / 5;
+		for (int done = 0; done < operations;) {
+			List<String> described = new ArrayList<>();
+			List<Object> expected = new ArrayList<>();
+			List<CompletableFuture<?>> actual = new ArrayList<>();
+			for (int i = 0; i < BATCH && done < operations; i++, done++) {
+				// forwards only: reservations reach into the future, and stepping back is covered elsewhere
+				clock.advanceMicros(Math.abs(randomStep(random)));
+				String operation = "seed " + seed + ", operation " + done + " at " + clock.micros() + " µs";
+				if (!reserved.isEmpty() && random.nextInt(100) < CANCELS) {
+					List<RateLimitCheck> cancelled = reserved.remove(reserved.size() - 1 - random.nextInt(
+							Math.min(reserved.size(), 4)));
+					reference.cancel(cancelled);
+					actual.add(lua.cancelAsync(cancelled));
+					described.add(operation + ", cancel " + cancelled);
+					expected.add(null);
+					seen.merge("cancelled", 1, Integer::sum);
+					continue;
+				}
+				List<RateLimitCheck> request = new ArrayList<>();
+				List<Integer> used = new ArrayList<>();
+				for (int checks = 1 + random.nextInt(3); request.size() < checks;) {
+					int index = random.nextInt(policies.size());
+					if (!used.contains(index)) {
+						used.add(index);
+						RateLimitPolicy policy = policies.get(index);
+						// a distinct check presents a value, and (like the windows) never waits
+						request.add(randomCheck(random, policy, "s" + random.nextInt(2), random.nextInt(8) == 0)
+							.withMaxWait(randomMaxWait(random, policy)));
+					}
+				}
+				boolean peek = random.nextInt(100) < PEEKS;
+				described.add(operation + (peek ? ", peek: " : ": ") + request);
+				List<Decision> decisions = peek ? reference.peek(request) : reference.evaluate(request);
+				actual.add(peek ? lua.peekAsync(request) : lua.evaluateAsync(request));
+				expected.add(decisions);
+				Verdict verdict = new Verdict(request, decisions);
+				if (!verdict.delay().isZero()) {
+					seen.merge((request.size() == 1) ? "reserved alone" : "reserved with other checks", 1,
+							Integer::sum);
+					if (!peek) {
+						reserved.add(request.stream().filter((check) -> verdict.decisions()
+							.get(request.indexOf(check))
+							.allowed()).toList());
+						while (reserved.size() > 16) {
+							reserved.remove(0);
+						}
+					}
+				}
+				else if (!verdict.allowed() && request.stream().anyMatch((check) -> !check.maxWait().isZero())) {
+					seen.merge("denied with a wait allowed", 1, Integer::sum);
+				}
+			}
+			for (int i = 0; i < actual.size(); i++) {
+				assertThat(actual.get(i).join()).as(described.get(i)).isEqualTo(expected.get(i));
+			}
+		}
+		assertThat(seen).as("seed %d", seed)
+			.containsKeys("reserved alone", "reserved with other checks", "denied with a wait allowed", "cancelled");
+	}
+
+	/** Returns no wait for half of the checks that can reserve (and all others), else up to two periods. */
+	private static Duration randomMaxWait(SplittableRandom random, RateLimitPolicy policy) {
+		if (!policy.algorithm().supportsReservations() || random.nextBoolean()) {
+			return Duration.ZERO;
+		}
+		return Duration.ofNanos(random.nextLong(1, 2 * policy.periodMicros() + 2) * 1_000);
 	}
 
 	private void runSeveralChecks(SplittableRandom random, long seed, String prefix, List<RateLimitPolicy> policies) {

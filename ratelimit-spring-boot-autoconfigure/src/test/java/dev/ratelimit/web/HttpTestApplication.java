@@ -21,7 +21,7 @@ import org.springframework.web.bind.annotation.RestController;
 		"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
 		"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration" })
 @Import({ HttpTestApplication.Endpoints.class, HttpTestApplication.Reports.class, CompletionEndpoints.class,
-		AdaptiveEndpoints.class, ConcurrencyEndpoints.class })
+		AdaptiveEndpoints.class, ConcurrencyEndpoints.class, HttpTestApplication.WaitingEndpoints.class })
 public class HttpTestApplication {
 
 	@RestController
@@ -47,6 +47,20 @@ public class HttpTestApplication {
 		@GetMapping("/reports/{user}")
 		String report(@PathVariable String user) {
 			return this.reports.build(user);
+		}
+
+	}
+
+	/** Answers when a request is handled, on the JVM's monotonic clock (shared by every instance in the test). */
+	@RestController
+	static class WaitingEndpoints {
+
+		/** Answers when the request is handled and when its slot was scheduled (the same for one not delayed). */
+		@GetMapping({ "/waiting/shaped", "/waiting/five", "/waiting/slow" })
+		String handledAt(jakarta.servlet.http.HttpServletRequest request) {
+			long now = System.nanoTime();
+			Object slot = request.getAttribute(DelayedRequest.SLOT_NANOS_ATTRIBUTE);
+			return now + " " + ((slot != null) ? slot : now);
 		}
 
 	}

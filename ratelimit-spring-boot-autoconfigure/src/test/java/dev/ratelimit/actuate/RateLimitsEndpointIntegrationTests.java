@@ -8,8 +8,8 @@ import java.util.Set;
 
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.autoconfigure.RateLimitRulesReloader;
-import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.test.FreshState;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
@@ -72,10 +72,7 @@ class RateLimitsEndpointIntegrationTests {
 
 	@BeforeEach
 	void clean() throws Exception {
-		try (var connection = this.connectionFactory.getConnection()) {
-			connection.serverCommands().flushAll();
-		}
-		((ResilientRateLimiter) this.limiter).denyCache().clear();
+		FreshState.start(this.connectionFactory, this.limiter);
 		this.rules.replaceOverrides(Map.of());
 	}
 

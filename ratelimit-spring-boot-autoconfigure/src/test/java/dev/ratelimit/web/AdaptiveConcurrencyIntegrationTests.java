@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.test.FreshState;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -86,10 +86,7 @@ class AdaptiveConcurrencyIntegrationTests {
 
 	@BeforeEach
 	void flush() {
-		try (var connection = this.connectionFactory.getConnection()) {
-			connection.serverCommands().flushAll();
-		}
-		((ResilientRateLimiter) this.limiter).denyCache().clear();
+		FreshState.start(this.connectionFactory, this.limiter);
 	}
 
 	@AfterEach

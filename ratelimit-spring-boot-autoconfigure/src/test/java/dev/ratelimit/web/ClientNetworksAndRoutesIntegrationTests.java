@@ -6,7 +6,7 @@ import java.util.stream.IntStream;
 
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.test.FreshState;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
@@ -80,10 +80,7 @@ class ClientNetworksAndRoutesIntegrationTests {
 
 	@BeforeEach
 	void flush() {
-		try (var connection = this.connectionFactory.getConnection()) {
-			connection.serverCommands().flushAll();
-		}
-		((ResilientRateLimiter) this.limiter).denyCache().clear();
+		FreshState.start(this.connectionFactory, this.limiter);
 	}
 
 	@Test

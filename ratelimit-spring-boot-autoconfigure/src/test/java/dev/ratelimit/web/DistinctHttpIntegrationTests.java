@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.test.FreshState;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
@@ -49,10 +49,7 @@ class DistinctHttpIntegrationTests {
 
 	@BeforeEach
 	void flush() {
-		try (var connection = this.connectionFactory.getConnection()) {
-			connection.serverCommands().flushAll();
-		}
-		((ResilientRateLimiter) this.limiter).denyCache().clear();
+		FreshState.start(this.connectionFactory, this.limiter);
 	}
 
 	@Test

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.test.FreshState;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
@@ -53,11 +53,7 @@ class RateLimitHttpIntegrationTests {
 
 	@BeforeEach
 	void flush() {
-		try (var connection = this.connectionFactory.getConnection()) {
-			connection.serverCommands().flushAll();
-		}
-		// Redis was emptied behind the limiter's back: forget what it remembers of earlier denials too
-		((ResilientRateLimiter) this.limiter).denyCache().clear();
+		FreshState.start(this.connectionFactory, this.limiter);
 	}
 
 	@Test

@@ -1,6 +1,8 @@
 package dev.ratelimit;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * Where rate limit state lives. Implementations must honour the store contract:
@@ -112,6 +114,81 @@ public interface RateLimitStore {
 	 */
 	default void cancel(List<RateLimitCheck> checks) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not support reservations");
+	}
+
+	/**
+	 * Evaluates all checks of one request without blocking the caller: the primary path of a store that talks to a
+	 * server. Same contract as {@link #evaluate}.
+	 * <p>
+	 * The default runs {@link #evaluate} on the calling thread (right for an in-memory store).
+	 * @param checks the checks, with distinct (policy name, subject) pairs
+	 * @return one decision per check, in order, or a future failed with the store's exception
+	 */
+	default CompletableFuture<List<Decision>> evaluateAsync(List<RateLimitCheck> checks) {
+		return now(() -> evaluate(checks));
+	}
+
+	/**
+	 * {@link #peek} without blocking the caller. The default runs {@link #peek} on the calling thread.
+	 * @param checks the checks, with distinct (policy name, subject) pairs
+	 * @return one decision per check, in order
+	 */
+	default CompletableFuture<List<Decision>> peekAsync(List<RateLimitCheck> checks) {
+		return now(() -> peek(checks));
+	}
+
+	/**
+	 * {@link #release} without blocking the caller. The default runs {@link #release} on the calling thread.
+	 * @param leases the leases
+	 * @return for each lease, whether it was held until this call
+	 */
+	default CompletableFuture<List<Boolean>> releaseAsync(List<Lease> leases) {
+		return now(() -> release(leases));
+	}
+
+	/**
+	 * {@link #renew} without blocking the caller. The default runs {@link #renew} on the calling thread.
+	 * @param leases the leases
+	 * @return for each lease, whether it is held and renewed
+	 */
+	default CompletableFuture<List<Boolean>> renewAsync(List<Lease> leases) {
+		return now(() -> renew(leases));
+	}
+
+	/**
+	 * {@link #refund} without blocking the caller. The default runs {@link #refund} on the calling thread.
+	 * @param consumptions what the checks consumed
+	 * @return for each consumption, its check's state after the refund
+	 */
+	default CompletableFuture<List<Decision>> refundAsync(List<Consumption> consumptions) {
+		return now(() -> refund(consumptions));
+	}
+
+	/**
+	 * {@link #cancel} without blocking the caller. The default runs {@link #cancel} on the calling thread.
+	 * @param checks the request's checks, with the costs they were admitted with
+	 * @return completed when the reservation is given back
+	 */
+	default CompletableFuture<Void> cancelAsync(List<RateLimitCheck> checks) {
+		return now(() -> {
+			cancel(checks);
+			return null;
+		});
+	}
+
+	/**
+	 * Runs a blocking operation on the calling thread and returns its result (or its runtime exception) as a future.
+	 * @param operation the operation
+	 * @param <T> the result type
+	 * @return the completed future
+	 */
+	static <T> CompletableFuture<T> now(Supplier<T> operation) {
+		try {
+			return CompletableFuture.completedFuture(operation.get());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**

@@ -23,6 +23,36 @@ public interface RateLimiter {
 	 */
 	Verdict evaluate(List<RateLimitCheck> checks);
 
+	/**
+	 * Evaluates all checks of one request without blocking the caller: see {@link #evaluate}. The limiters of this
+	 * project over a Redis store are non-blocking on this path (no thread waits for Redis, nor for the timeout).
+	 * <p>
+	 * The default runs {@link #evaluate} on the calling thread.
+	 * @param checks the checks (a policy and subject may appear more than once; their costs are added)
+	 * @return the verdict, or a future failed with the limiter's exception
+	 */
+	default CompletableFuture<Verdict> evaluateAsync(List<RateLimitCheck> checks) {
+		return RateLimitStore.now(() -> evaluate(checks));
+	}
+
+	/**
+	 * {@link #release} without blocking the caller. The default runs {@link #release} on the calling thread.
+	 * @param leases the leases
+	 * @return for each lease, whether it was held until this call
+	 */
+	default CompletableFuture<List<Boolean>> releaseAsync(List<Lease> leases) {
+		return RateLimitStore.now(() -> release(leases));
+	}
+
+	/**
+	 * {@link #refund} without blocking the caller. The default runs {@link #refund} on the calling thread.
+	 * @param consumptions what the checks consumed
+	 * @return for each consumption, its check's state after the refund
+	 */
+	default CompletableFuture<List<Decision>> refundAsync(List<Consumption> consumptions) {
+		return RateLimitStore.now(() -> refund(consumptions));
+	}
+
 	/** Evaluates a single check. */
 	default Verdict evaluate(RateLimitCheck check) {
 		return evaluate(List.of(check));

@@ -142,6 +142,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 * @param checks the checks, with distinct (policy name, subject) pairs
 	 * @return one decision per check
 	 */
+	@Override
 	public CompletableFuture<List<Decision>> evaluateAsync(List<RateLimitCheck> checks) {
 		return decideAsync(checks, RateLimitScript.Mode.EVALUATE);
 	}
@@ -152,6 +153,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 * @param checks the checks, with distinct (policy name, subject) pairs
 	 * @return one decision per check
 	 */
+	@Override
 	public CompletableFuture<List<Decision>> peekAsync(List<RateLimitCheck> checks) {
 		return decideAsync(checks, RateLimitScript.Mode.PEEK);
 	}
@@ -207,6 +209,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 * @param consumptions what admitted checks consumed
 	 * @return for each consumption, its check's state after the refund
 	 */
+	@Override
 	public CompletableFuture<List<Decision>> refundAsync(List<Consumption> consumptions) {
 		if (consumptions.isEmpty()) {
 			return CompletableFuture.completedFuture(List.of());
@@ -250,6 +253,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 * @param leases the leases
 	 * @return for each lease, whether it was held until this call
 	 */
+	@Override
 	public CompletableFuture<List<Boolean>> releaseAsync(List<Lease> leases) {
 		return changeLeases(leases, LeaseScript.Operation.RELEASE);
 	}
@@ -259,6 +263,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 * @param leases the leases
 	 * @return for each lease, whether it is held and renewed
 	 */
+	@Override
 	public CompletableFuture<List<Boolean>> renewAsync(List<Lease> leases) {
 		return changeLeases(leases, LeaseScript.Operation.RENEW);
 	}
@@ -295,6 +300,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 * @param checks the request's checks, with the costs they were admitted with
 	 * @return done when every cost is given back
 	 */
+	@Override
 	public CompletableFuture<Void> cancelAsync(List<RateLimitCheck> checks) {
 		List<RateLimitCheck> reserved = checks.stream()
 			.filter((check) -> check.cost() > 0 && check.policy().algorithm().supportsReservations())

@@ -2,7 +2,6 @@ package dev.ratelimit.resilience;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 
@@ -75,61 +74,79 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	}
 
 	/**
-	 * Waits for {@link #evaluateAsync}, which always completes by itself: with the store's verdict, or with the
-	 * fallback's once the store failed or its timeout ended. A thread interrupted while it waits gives up the store
-	 * call and is answered by the fallback (its interrupt status kept).
+	 * The same path as {@link #evaluateAsync}, waiting for the store's call (bounded by its timeout, which ends it by
+	 * itself) and then deciding on the calling thread: the verdict, the deny cache and the listener's
+	 * {@link RateLimitListener#onVerdict} run there, as before the non-blocking path existed (only the breaker's
+	 * bookkeeping runs where the call completes). A thread interrupted while it waits gives up the store call and is
+	 * answered by the fallback (its interrupt status kept).
 	 */
 	@Override
 	public Verdict evaluate(List<RateLimitCheck> checks) {
-		CompletableFuture<Verdict> verdict = evaluateAsync(checks);
-		try {
-			return Futures.await(verdict);
+		Decided decided = decide(checks);
+		if (decided.immediate != null) {
+			return decided.immediate;
 		}
-		catch (CancellationException ex) {
-			if (!Thread.currentThread().isInterrupted()) {
-				throw ex;
-			}
+		Verdict verdict;
+		try {
+			verdict = Futures.await(decided.call);
+		}
+		catch (RuntimeException ex) {
+			// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
 			return fallBack(checks);
 		}
+		return fromStore(verdict);
 	}
 
 	/**
 	 * Evaluates without blocking a thread. The deny cache, the breaker's state and the fallback answer at once, on
 	 * the calling thread (they are in memory); a call to the shared store returns its future at once and completes it
 	 * when the store answers (on the Redis client's event loop) or when the store's timeout ends (on the timeout's
-	 * thread), with the fallback's verdict if the call failed. Callbacks on the future run on that thread: they must
-	 * not block. Cancelling the future gives up the store call.
+	 * thread), with the fallback's verdict if the call failed. Callbacks on the future, and the listener, run on that
+	 * thread: they must not block. Cancelling the future gives up the store call.
 	 */
 	@Override
 	public CompletableFuture<Verdict> evaluateAsync(List<RateLimitCheck> checks) {
-		if (checks.isEmpty()) {
-			return CompletableFuture.completedFuture(new Verdict(List.of(), List.of()));
-		}
+		Decided decided;
 		try {
-			if (this.denyCache != null) {
-				Verdict remembered = this.denyCache.get(checks);
-				if (remembered != null) {
-					this.listener.onVerdict(remembered, RateLimitListener.Source.DENY_CACHE);
-					return CompletableFuture.completedFuture(remembered);
-				}
-			}
-			if (this.state.state() != StoreState.REDIS) {
-				// Open or half open: decide without the store at once, and let a background probe find out whether
-				// the store is back. No request waits on a probe.
-				this.probe.probe(checks);
-				return CompletableFuture.completedFuture(fallBack(checks));
-			}
-			if (!this.store.circuitBreaker().tryAcquirePermission()) {
-				return CompletableFuture.completedFuture(fallBack(checks));
-			}
+			decided = decide(checks);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletableFuture<Verdict> call = this.store.evaluateAsync(checks, this.listener);
+		if (decided.immediate != null) {
+			return CompletableFuture.completedFuture(decided.immediate);
+		}
+		CompletableFuture<Verdict> call = decided.call;
 		// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
 		return Futures.cancelling(call.handle((verdict, ex) -> (ex != null) ? fallBack(checks) : fromStore(verdict)),
 				call);
+	}
+
+	/**
+	 * Decides from memory when it can (no checks, the deny cache, the breaker open or refusing a permission), else
+	 * starts the call to the shared store.
+	 */
+	private Decided decide(List<RateLimitCheck> checks) {
+		if (checks.isEmpty()) {
+			return new Decided(new Verdict(List.of(), List.of()), null);
+		}
+		if (this.denyCache != null) {
+			Verdict remembered = this.denyCache.get(checks);
+			if (remembered != null) {
+				this.listener.onVerdict(remembered, RateLimitListener.Source.DENY_CACHE);
+				return new Decided(remembered, null);
+			}
+		}
+		if (this.state.state() != StoreState.REDIS) {
+			// Open or half open: decide without the store at once, and let a background probe find out whether the
+			// store is back. No request waits on a probe.
+			this.probe.probe(checks);
+			return new Decided(fallBack(checks), null);
+		}
+		if (!this.store.circuitBreaker().tryAcquirePermission()) {
+			return new Decided(fallBack(checks), null);
+		}
+		return new Decided(null, this.store.evaluateAsync(checks, this.listener));
 	}
 
 	private Verdict fromStore(Verdict verdict) {
@@ -330,6 +347,16 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	/** Returns the deny cache, or {@code null} when it is switched off. */
 	public @Nullable DenyCache denyCache() {
 		return this.denyCache;
+	}
+
+	/**
+	 * How a request is decided: at once from memory, or by a call to the shared store under way.
+	 *
+	 * @param immediate the verdict decided at once, or {@code null}
+	 * @param call the store's call when there is no immediate verdict
+	 */
+	private record Decided(@Nullable Verdict immediate, @Nullable CompletableFuture<Verdict> call) {
+
 	}
 
 }

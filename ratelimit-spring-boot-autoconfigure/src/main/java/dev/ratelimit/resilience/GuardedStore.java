@@ -13,6 +13,7 @@ import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shared store behind its circuit breaker, driven by hand: every call, made with a permission the caller acquired,
@@ -51,22 +52,49 @@ final class GuardedStore {
 		long start = this.nanoTime.getAsLong();
 		CompletableFuture<Verdict> call = Futures.start(() -> this.store.evaluateAsync(checks));
 		CompletableFuture<Verdict> recorded = call.whenComplete((verdict, ex) -> {
-			if (ex == null) {
-				long elapsed = this.nanoTime.getAsLong() - start;
-				this.circuitBreaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-				listener.onStoreCall(checks, Duration.ofNanos(elapsed), null);
-			}
-			else if (call.isCancelled()) {
+			if (ex != null && call.isCancelled()) {
 				this.circuitBreaker.releasePermission();
 			}
 			else {
-				long elapsed = this.nanoTime.getAsLong() - start;
-				Throwable failure = Futures.unwrap(ex);
-				this.circuitBreaker.onError(elapsed, TimeUnit.NANOSECONDS, failure);
-				listener.onStoreCall(checks, Duration.ofNanos(elapsed), failure);
+				record(checks, listener, start, (ex != null) ? Futures.unwrap(ex) : null);
 			}
 		});
 		return Futures.cancelling(recorded, call);
+	}
+
+	/**
+	 * Evaluates the checks in the shared store through its blocking form (for Redis, a wait on its non-blocking call
+	 * bounded by its timeout), once the caller has acquired a permission from the breaker.
+	 * @param checks the checks
+	 * @param listener told of the call (its latency and failure)
+	 * @return the store's verdict
+	 * @throws RuntimeException what the store threw, after recording it on the breaker
+	 */
+	Verdict evaluate(List<RateLimitCheck> checks, RateLimitListener listener) {
+		long start = this.nanoTime.getAsLong();
+		Verdict verdict;
+		try {
+			verdict = this.store.evaluate(checks);
+		}
+		catch (RuntimeException ex) {
+			record(checks, listener, start, ex);
+			throw ex;
+		}
+		record(checks, listener, start, null);
+		return verdict;
+	}
+
+	/** Records a call's outcome on the breaker and tells the listener. */
+	private void record(List<RateLimitCheck> checks, RateLimitListener listener, long start,
+			@Nullable Throwable failure) {
+		long elapsed = this.nanoTime.getAsLong() - start;
+		if (failure == null) {
+			this.circuitBreaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+		}
+		else {
+			this.circuitBreaker.onError(elapsed, TimeUnit.NANOSECONDS, failure);
+		}
+		listener.onStoreCall(checks, Duration.ofNanos(elapsed), failure);
 	}
 
 	/**

@@ -74,21 +74,20 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	}
 
 	/**
-	 * The same path as {@link #evaluateAsync}, waiting for the store's call (bounded by its timeout, which ends it by
-	 * itself) and then deciding on the calling thread: the verdict, the deny cache and the listener's
-	 * {@link RateLimitListener#onVerdict} run there, as before the non-blocking path existed (only the breaker's
-	 * bookkeeping runs where the call completes). A thread interrupted while it waits gives up the store call and is
-	 * answered by the fallback (its interrupt status kept).
+	 * The same decisions as {@link #evaluateAsync}, with the store's call made through its blocking form: for the Redis
+	 * store a wait on its non-blocking call bounded by its timeout, which gives the call up when the timeout ends
+	 * (the waiting thread is the timer: no timeout is scheduled). The verdict, the deny cache and the listener run on
+	 * the calling thread, as before the non-blocking path existed.
 	 */
 	@Override
 	public Verdict evaluate(List<RateLimitCheck> checks) {
-		Decided decided = decide(checks);
-		if (decided.immediate != null) {
-			return decided.immediate;
+		Verdict immediate = fromMemory(checks);
+		if (immediate != null) {
+			return immediate;
 		}
 		Verdict verdict;
 		try {
-			verdict = Futures.await(decided.call);
+			verdict = this.store.evaluate(checks, this.listener);
 		}
 		catch (RuntimeException ex) {
 			// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
@@ -106,47 +105,47 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	 */
 	@Override
 	public CompletableFuture<Verdict> evaluateAsync(List<RateLimitCheck> checks) {
-		Decided decided;
+		Verdict immediate;
 		try {
-			decided = decide(checks);
+			immediate = fromMemory(checks);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		if (decided.immediate != null) {
-			return CompletableFuture.completedFuture(decided.immediate);
+		if (immediate != null) {
+			return CompletableFuture.completedFuture(immediate);
 		}
-		CompletableFuture<Verdict> call = decided.call;
+		CompletableFuture<Verdict> call = this.store.evaluateAsync(checks, this.listener);
 		// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
 		return Futures.cancelling(call.handle((verdict, ex) -> (ex != null) ? fallBack(checks) : fromStore(verdict)),
 				call);
 	}
 
 	/**
-	 * Decides from memory when it can (no checks, the deny cache, the breaker open or refusing a permission), else
-	 * starts the call to the shared store.
+	 * Decides from memory when it can: no checks, a remembered denial, the breaker open or refusing a permission.
+	 * @return the verdict, or {@code null} when the shared store decides (a permission of the breaker was acquired)
 	 */
-	private Decided decide(List<RateLimitCheck> checks) {
+	private @Nullable Verdict fromMemory(List<RateLimitCheck> checks) {
 		if (checks.isEmpty()) {
-			return new Decided(new Verdict(List.of(), List.of()), null);
+			return new Verdict(List.of(), List.of());
 		}
 		if (this.denyCache != null) {
 			Verdict remembered = this.denyCache.get(checks);
 			if (remembered != null) {
 				this.listener.onVerdict(remembered, RateLimitListener.Source.DENY_CACHE);
-				return new Decided(remembered, null);
+				return remembered;
 			}
 		}
 		if (this.state.state() != StoreState.REDIS) {
 			// Open or half open: decide without the store at once, and let a background probe find out whether the
 			// store is back. No request waits on a probe.
 			this.probe.probe(checks);
-			return new Decided(fallBack(checks), null);
+			return fallBack(checks);
 		}
 		if (!this.store.circuitBreaker().tryAcquirePermission()) {
-			return new Decided(fallBack(checks), null);
+			return fallBack(checks);
 		}
-		return new Decided(null, this.store.evaluateAsync(checks, this.listener));
+		return null;
 	}
 
 	private Verdict fromStore(Verdict verdict) {
@@ -347,16 +346,6 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	/** Returns the deny cache, or {@code null} when it is switched off. */
 	public @Nullable DenyCache denyCache() {
 		return this.denyCache;
-	}
-
-	/**
-	 * How a request is decided: at once from memory, or by a call to the shared store under way.
-	 *
-	 * @param immediate the verdict decided at once, or {@code null}
-	 * @param call the store's call when there is no immediate verdict
-	 */
-	private record Decided(@Nullable Verdict immediate, @Nullable CompletableFuture<Verdict> call) {
-
 	}
 
 }

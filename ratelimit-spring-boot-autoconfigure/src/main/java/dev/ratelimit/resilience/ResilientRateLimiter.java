@@ -164,12 +164,12 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 
 	/**
 	 * Releases leases in the store that granted them: the fallback memory, and the shared store unless its circuit
-	 * is open (a lease the shared store cannot be told about expires there after its timeout). Waits for
-	 * {@link #releaseAsync}, bounded by the store's timeout.
+	 * is open (a lease the shared store cannot be told about expires there after its timeout). The shared store is
+	 * called through its blocking form, bounded by its timeout, as {@link #evaluate} does.
 	 */
 	@Override
 	public List<Boolean> release(List<Lease> leases) {
-		return Futures.await(releaseAsync(leases));
+		return Futures.await(release(leases, (limiter, held) -> RateLimitStore.now(() -> limiter.release(held))));
 	}
 
 	/**
@@ -178,10 +178,14 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	 */
 	@Override
 	public CompletableFuture<List<Boolean>> releaseAsync(List<Lease> leases) {
+		return release(leases, RateLimiter::releaseAsync);
+	}
+
+	private CompletableFuture<List<Boolean>> release(List<Lease> leases, LeaseOperation operation) {
 		if (leases.isEmpty()) {
 			return CompletableFuture.completedFuture(List.of());
 		}
-		return inBothStores(leases, RateLimiter::releaseAsync).thenApply((held) -> {
+		return inBothStores(leases, operation).thenApply((held) -> {
 			this.listener.onRelease(leases, held);
 			return held;
 		});
@@ -190,15 +194,12 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	/** Renews leases in the store that granted them, as {@link #release} does. */
 	@Override
 	public List<Boolean> renew(List<Lease> leases) {
-		return Futures.await(renewAsync(leases));
+		return Futures.await(inBothStores(leases, (limiter, held) -> RateLimitStore.now(() -> limiter.renew(held))));
 	}
 
 	/** {@link #renew} without blocking, as {@link #releaseAsync} does. */
 	@Override
 	public CompletableFuture<List<Boolean>> renewAsync(List<Lease> leases) {
-		if (leases.isEmpty()) {
-			return CompletableFuture.completedFuture(List.of());
-		}
 		return inBothStores(leases, RateLimiter::renewAsync);
 	}
 
@@ -207,8 +208,10 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	 * is held in at most one of them (ids are unique per store), the other answers that it is not held there. A
 	 * failure of the shared store is logged and answered as not held there.
 	 */
-	private CompletableFuture<List<Boolean>> inBothStores(List<Lease> leases,
-			BiFunction<RateLimiter, List<Lease>, CompletableFuture<List<Boolean>>> operation) {
+	private CompletableFuture<List<Boolean>> inBothStores(List<Lease> leases, LeaseOperation operation) {
+		if (leases.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
 		List<Boolean> local;
 		try {
 			local = Futures.await(operation.apply(this.fallback.leaseHolder(), leases));
@@ -238,17 +241,22 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	 * would give away quota): only a request whose admission and end straddle a change of who decides is refunded in
 	 * the other store, where it gives back at most one request's units. A refund that fails in the shared store is
 	 * logged and dropped: the units stay consumed, the conservative direction. Denials of the refunded subjects that
-	 * the deny cache remembers are forgotten, since the units given back may admit the next request. Waits for
-	 * {@link #refundAsync}, bounded by the store's timeout.
+	 * the deny cache remembers are forgotten, since the units given back may admit the next request. The shared store
+	 * is called through its blocking form, bounded by its timeout.
 	 */
 	@Override
 	public List<Decision> refund(List<Consumption> consumptions) {
-		return Futures.await(refundAsync(consumptions));
+		return Futures.await(refund(consumptions, (limiter, given) -> RateLimitStore.now(() -> limiter.refund(given))));
 	}
 
 	/** {@link #refund} without blocking: the future completes when the store that decides has refunded. */
 	@Override
 	public CompletableFuture<List<Decision>> refundAsync(List<Consumption> consumptions) {
+		return refund(consumptions, RateLimiter::refundAsync);
+	}
+
+	private CompletableFuture<List<Decision>> refund(List<Consumption> consumptions,
+			BiFunction<RateLimiter, List<Consumption>, CompletableFuture<List<Decision>>> operation) {
 		if (consumptions.isEmpty()) {
 			return CompletableFuture.completedFuture(List.of());
 		}
@@ -259,12 +267,13 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 			}
 		}
 		if (this.store.circuitBreaker().getState() != CircuitBreaker.State.CLOSED) {
-			return Futures.start(() -> this.fallback.leaseHolder().refundAsync(consumptions)).thenApply((decisions) -> {
-				this.listener.onRefund(consumptions);
-				return decisions;
-			});
+			return Futures.start(() -> operation.apply(this.fallback.leaseHolder(), consumptions))
+				.thenApply((decisions) -> {
+					this.listener.onRefund(consumptions);
+					return decisions;
+				});
 		}
-		return Futures.start(() -> this.store.leaseHolder().refundAsync(consumptions)).handle((decisions, ex) -> {
+		return Futures.start(() -> operation.apply(this.store.leaseHolder(), consumptions)).handle((decisions, ex) -> {
 			if (ex != null) {
 				logger.debug("Could not refund in the shared store; the units stay consumed there", ex);
 				return List.of();
@@ -278,24 +287,32 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	 * Cancels a reservation in the store that decides now: the shared store while its circuit is closed (a failure
 	 * there is logged, and the slot stays taken: the conservative direction), else the fallback memory. A
 	 * reservation made in one of them just before the circuit changed is given back in the other, which may then
-	 * admit one request more than its rate for each such cancellation. Waits for {@link #cancelAsync}, bounded by
-	 * the store's timeout.
+	 * admit one request more than its rate for each such cancellation. The shared store is called through its
+	 * blocking form, bounded by its timeout.
 	 */
 	@Override
 	public void cancel(Verdict verdict) {
-		Futures.await(cancelAsync(verdict));
+		Futures.await(cancel(verdict, (limiter, reserved) -> RateLimitStore.now(() -> {
+			limiter.cancel(reserved);
+			return null;
+		})));
 	}
 
 	/** {@link #cancel} without blocking: the future completes when the store that decides has given the slot back. */
 	@Override
 	public CompletableFuture<Void> cancelAsync(Verdict verdict) {
+		return cancel(verdict, RateLimiter::cancelAsync);
+	}
+
+	private CompletableFuture<Void> cancel(Verdict verdict,
+			BiFunction<RateLimiter, Verdict, CompletableFuture<Void>> operation) {
 		if (verdict.delay().isZero()) {
 			return CompletableFuture.completedFuture(null);
 		}
 		if (this.store.circuitBreaker().getState() != CircuitBreaker.State.CLOSED) {
-			return Futures.start(() -> this.fallback.leaseHolder().cancelAsync(verdict));
+			return Futures.start(() -> operation.apply(this.fallback.leaseHolder(), verdict));
 		}
-		return Futures.start(() -> this.store.leaseHolder().cancelAsync(verdict)).handle((done, ex) -> {
+		return Futures.start(() -> operation.apply(this.store.leaseHolder(), verdict)).handle((done, ex) -> {
 			if (ex != null) {
 				logger.debug("Could not cancel a reservation in the shared store; its slot stays taken", ex);
 			}
@@ -346,6 +363,11 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	/** Returns the deny cache, or {@code null} when it is switched off. */
 	public @Nullable DenyCache denyCache() {
 		return this.denyCache;
+	}
+
+	/** A lease operation on one of the two stores: blocking (completed when it returns) or not. */
+	private interface LeaseOperation extends BiFunction<RateLimiter, List<Lease>, CompletableFuture<List<Boolean>>> {
+
 	}
 
 }

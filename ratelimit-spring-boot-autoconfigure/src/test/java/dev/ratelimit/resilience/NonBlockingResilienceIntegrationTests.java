@@ -130,6 +130,10 @@ class NonBlockingResilienceIntegrationTests {
 				assertThat(Duration.ofNanos(issuing)).as("issuing 100 calls took less than one timeout")
 					.isLessThan(TIMEOUT);
 				assertThat(pendingWhenIssued).as("the caller thread is free while its calls are pending").isPositive();
+				System.out.printf("non-blocking: evaluateAsync returned after %d us, completed by the timeout after %d ms"
+						+ " (timeout %d ms); %d calls issued from one thread in %d us, %d pending when issued%n",
+						TimeUnit.NANOSECONDS.toMicros(returnedAfter), TimeUnit.NANOSECONDS.toMillis(completedAfter),
+						TIMEOUT.toMillis(), CALLS, TimeUnit.NANOSECONDS.toMicros(issuing), pendingWhenIssued);
 				CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
 				assertThat(futures).allSatisfy((future) -> assertThat(future.join().allowed()).isTrue());
 				assertThat(breaker.getState()).as("enough calls timed out to open the breaker")

@@ -216,6 +216,7 @@ public final class ResilientRateLimiterBuilder {
 				: new LocalRateLimitStore(100_000, Clock.systemUTC());
 		RateLimitListener stateListeners = RateLimitListener
 			.composite(List.of(new StoreStateLog(this.nanoTime, LOG_INTERVAL.toNanos()), this.listener));
+		// the store's own timeout bounds its calls on both paths: its blocking wait, and the limiter's timer
 		return new ResilientRateLimiter(new GuardedStore(new StoreRateLimiter(this.store), breaker, this.nanoTime),
 				new CircuitBreakerStoreState(breaker, stateListeners),
 				new FallbackDecider(new StoreRateLimiter(fallbackStore), this.failureModes, retryAfter), denyCache,

@@ -1,0 +1,134 @@
+package dev.ratelimit.client;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A third-party API with a hard cap, on the JDK's HTTP server on a free port of {@code 127.0.0.1}: it answers 429
+ * (with {@code Retry-After: 1}) to a request that finds more than {@code limit} requests, itself included, in the
+ * sliding window of {@code window} that ends at its arrival, measured on its own clock (the JVM's monotonic clock,
+ * read when the request is handled). Every other request gets 200. {@link #refuseNext} makes it refuse the next
+ * requests with a chosen status and {@code Retry-After} regardless. Requests to {@code /warmup} are answered 200 and
+ * not counted: a test warms its clients up with them (the first call of a client opens its connection, which can
+ * make it arrive later than calls scheduled after it).
+ */
+final class ProviderStub implements AutoCloseable {
+
+	private final int limit;
+
+	private final long windowNanos;
+
+	private final HttpServer server;
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	private final List<Long> arrivals = new ArrayList<>();
+
+	private final AtomicInteger tooManyRequests = new AtomicInteger();
+
+	private int refusals;
+
+	private int refusalStatus;
+
+	private @Nullable String refusalRetryAfter;
+
+	private ProviderStub(int limit, Duration window) throws IOException {
+		this.limit = limit;
+		this.windowNanos = window.toNanos();
+		this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 100);
+		this.server.createContext("/", this::handle);
+		this.server.setExecutor(this.executor);
+		this.server.start();
+	}
+
+	/**
+	 * Starts a provider that allows {@code limit} requests in any sliding window of {@code window}.
+	 * @param limit the requests allowed in a window
+	 * @param window the window
+	 * @return the running provider
+	 * @throws IOException when it cannot listen
+	 */
+	static ProviderStub start(int limit, Duration window) throws IOException {
+		return new ProviderStub(limit, window);
+	}
+
+	/** Returns its base URL, {@code http://127.0.0.1:<port>}. */
+	String url() {
+		return "http://127.0.0.1:" + this.server.getAddress().getPort();
+	}
+
+	/** Returns the subject of calls to it, as {@link RateLimitedClients#subjectOf} names it. */
+	String target() {
+		return "127.0.0.1:" + this.server.getAddress().getPort();
+	}
+
+	/** Makes it answer the next {@code count} requests with {@code status} and {@code Retry-After} (if not null). */
+	synchronized void refuseNext(int count, int status, @Nullable String retryAfter) {
+		this.refusals = count;
+		this.refusalStatus = status;
+		this.refusalRetryAfter = retryAfter;
+	}
+
+	/** Returns when each request arrived (nanoTime), in arrival order. */
+	synchronized long[] arrivals() {
+		return this.arrivals.stream().mapToLong(Long::longValue).toArray();
+	}
+
+	/** Returns how many requests it answered 429 because of its own cap. */
+	int tooManyRequests() {
+		return this.tooManyRequests.get();
+	}
+
+	private void handle(HttpExchange exchange) throws IOException {
+		int status = 200;
+		String retryAfter = null;
+		if (!exchange.getRequestURI().getPath().startsWith("/warmup")) {
+			synchronized (this) {
+				long now = System.nanoTime();
+				this.arrivals.add(now);
+				if (this.refusals > 0) {
+					this.refusals--;
+					status = this.refusalStatus;
+					retryAfter = this.refusalRetryAfter;
+				}
+				else if (inWindowEndingAt(now) > this.limit) {
+					this.tooManyRequests.incrementAndGet();
+					status = 429;
+					retryAfter = "1";
+				}
+			}
+		}
+		exchange.getRequestBody().readAllBytes();
+		if (retryAfter != null) {
+			exchange.getResponseHeaders().set("Retry-After", retryAfter);
+		}
+		exchange.sendResponseHeaders(status, -1);
+		exchange.close();
+	}
+
+	private int inWindowEndingAt(long now) {
+		int count = 0;
+		for (int i = this.arrivals.size() - 1; i >= 0 && now - this.arrivals.get(i) < this.windowNanos; i--) {
+			count++;
+		}
+		return count;
+	}
+
+	@Override
+	public void close() {
+		this.server.stop(0);
+		this.executor.shutdownNow();
+	}
+
+}

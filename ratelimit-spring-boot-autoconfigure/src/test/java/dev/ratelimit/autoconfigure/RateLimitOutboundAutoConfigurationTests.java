@@ -2,6 +2,9 @@ package dev.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.client.RateLimitClientInterceptor;
@@ -22,6 +25,8 @@ import org.springframework.web.client.RestTemplate;
 import org.springframework.web.client.support.RestClientHttpServiceGroupConfigurer;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.service.registry.HttpServiceGroup;
+import org.springframework.web.service.registry.HttpServiceGroupConfigurer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -70,9 +75,7 @@ class RateLimitOutboundAutoConfigurationTests {
 		this.runner.withPropertyValues("ratelimit.outbound.rule=payments").run((context) -> {
 			RestClient.Builder restClient = RestClient.builder();
 			context.getBean(RestClientCustomizer.class).customize(restClient);
-			List<ClientHttpRequestInterceptor> interceptors = new ArrayList<>();
-			restClient.requestInterceptors(interceptors::addAll);
-			assertThat(interceptors).singleElement()
+			assertThat(interceptors(restClient)).singleElement()
 				.isInstanceOfSatisfying(RateLimitClientInterceptor.class,
 						(interceptor) -> assertThat(interceptor.getRule()).isEqualTo("payments"));
 			RestTemplate restTemplate = new RestTemplate();
@@ -87,10 +90,21 @@ class RateLimitOutboundAutoConfigurationTests {
 	}
 
 	@Test
-	void aGroupPropertyConfiguresThatHttpServiceGroup() {
-		this.runner.withPropertyValues("ratelimit.outbound.groups.payments-service=payments")
-			.run((context) -> assertThat(context).hasNotFailed()
-				.hasSingleBean(RestClientHttpServiceGroupConfigurer.class));
+	void aGroupPropertyConfiguresThatHttpServiceGroupOnly() {
+		this.runner.withPropertyValues("ratelimit.outbound.groups.payments-service=payments").run((context) -> {
+			Map<String, RestClient.Builder> builders = Map.of("payments-service", RestClient.builder(), "other",
+					RestClient.builder());
+			context.getBean(RestClientHttpServiceGroupConfigurer.class).configureGroups(new FakeGroups(builders));
+			assertThat(interceptors(builders.get("payments-service"))).singleElement()
+				.isInstanceOf(RateLimitClientInterceptor.class);
+			assertThat(interceptors(builders.get("other"))).isEmpty();
+		});
+	}
+
+	private static List<ClientHttpRequestInterceptor> interceptors(RestClient.Builder builder) {
+		List<ClientHttpRequestInterceptor> interceptors = new ArrayList<>();
+		builder.requestInterceptors(interceptors::addAll);
+		return interceptors;
 	}
 
 	@Test
@@ -141,6 +155,67 @@ class RateLimitOutboundAutoConfigurationTests {
 				.isInstanceOf(InvalidRateLimitConfigurationException.class)
 				.hasMessageContaining("ratelimit.outbound.pause-on-retry-afer")
 				.hasMessageContaining("pause-on-retry-after"));
+	}
+
+	/** The HTTP service groups of a registry, each with its client builder. */
+	private record FakeGroups(Map<String, RestClient.Builder> builders, Set<String> selected)
+			implements HttpServiceGroupConfigurer.Groups<RestClient.Builder> {
+
+		FakeGroups(Map<String, RestClient.Builder> builders) {
+			this(builders, builders.keySet());
+		}
+
+		@Override
+		public HttpServiceGroupConfigurer.Groups<RestClient.Builder> filterByName(String... names) {
+			return new FakeGroups(this.builders, Set.of(names));
+		}
+
+		@Override
+		public HttpServiceGroupConfigurer.Groups<RestClient.Builder> filter(Predicate<HttpServiceGroup> predicate) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public void forEachClient(HttpServiceGroupConfigurer.ClientCallback<RestClient.Builder> callback) {
+			this.selected.forEach((name) -> callback.withClient(group(name), this.builders.get(name)));
+		}
+
+		@Override
+		public void forEachClient(HttpServiceGroupConfigurer.InitializingClientCallback<RestClient.Builder> callback) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public void forEachProxyFactory(HttpServiceGroupConfigurer.ProxyFactoryCallback callback) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public void forEachGroup(HttpServiceGroupConfigurer.GroupCallback<RestClient.Builder> callback) {
+			throw new UnsupportedOperationException();
+		}
+
+		private static HttpServiceGroup group(String name) {
+			return new HttpServiceGroup() {
+
+				@Override
+				public String name() {
+					return name;
+				}
+
+				@Override
+				public Set<Class<?>> httpServiceTypes() {
+					return Set.of();
+				}
+
+				@Override
+				public ClientType clientType() {
+					return ClientType.REST_CLIENT;
+				}
+
+			};
+		}
+
 	}
 
 }

@@ -6,9 +6,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -31,11 +28,9 @@ final class ProviderStub implements AutoCloseable {
 
 	private final HttpServer server;
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
 	private final List<Long> arrivals = new ArrayList<>();
 
-	private final AtomicInteger tooManyRequests = new AtomicInteger();
+	private final List<Long> refusedAt = new ArrayList<>();
 
 	private int refusals;
 
@@ -48,7 +43,9 @@ final class ProviderStub implements AutoCloseable {
 		this.windowNanos = window.toNanos();
 		this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 100);
 		this.server.createContext("/", this::handle);
-		this.server.setExecutor(this.executor);
+		// handled on the server's dispatcher thread (each answer is immediate): no hand-over to another thread
+		// between a request's arrival and the time it is stamped with
+		this.server.setExecutor(null);
 		this.server.start();
 	}
 
@@ -85,9 +82,18 @@ final class ProviderStub implements AutoCloseable {
 		return this.arrivals.stream().mapToLong(Long::longValue).toArray();
 	}
 
-	/** Returns how many requests it answered 429 because of its own cap. */
-	int tooManyRequests() {
-		return this.tooManyRequests.get();
+	/** Returns the gaps between consecutive arrivals, in milliseconds, for a failure message. */
+	synchronized String gaps() {
+		StringBuilder gaps = new StringBuilder();
+		for (int i = 1; i < this.arrivals.size(); i++) {
+			gaps.append((this.arrivals.get(i) - this.arrivals.get(i - 1)) / 1_000_000).append(' ');
+		}
+		return gaps.toString().trim();
+	}
+
+	/** Returns when it answered 429 because of its own cap (nanoTime), in arrival order. */
+	synchronized List<Long> refusedAt() {
+		return List.copyOf(this.refusedAt);
 	}
 
 	private void handle(HttpExchange exchange) throws IOException {
@@ -103,7 +109,7 @@ final class ProviderStub implements AutoCloseable {
 					retryAfter = this.refusalRetryAfter;
 				}
 				else if (inWindowEndingAt(now) > this.limit) {
-					this.tooManyRequests.incrementAndGet();
+					this.refusedAt.add(now);
 					status = 429;
 					retryAfter = "1";
 				}
@@ -128,7 +134,6 @@ final class ProviderStub implements AutoCloseable {
 	@Override
 	public void close() {
 		this.server.stop(0);
-		this.executor.shutdownNow();
 	}
 
 }

@@ -109,12 +109,16 @@ class OutboundIntegrationTests {
 			long[] arrivals = provider.arrivals();
 			double seconds = (arrivals[arrivals.length - 1] - arrivals[0]) / 1e9;
 			double rate = (arrivals.length - 1) / seconds;
-			System.out.printf("outbound: %d calls in %.2f s at the provider: %.2f/s; most in any 1 s window: %d%n",
-					arrivals.length, seconds, rate, Windows.mostInAnyWindow(arrivals, TimeUnit.SECONDS.toNanos(1)));
+			// a stall of this JVM delays the calls due during it: the time it did not run is no time to call in
+			double running = rate * seconds / Math.max(seconds - stalls.totalNanos() / 1e9, seconds / 2);
+			System.out.printf("outbound: %d calls in %.2f s at the provider: %.2f/s (%.2f/s while the JVM ran); most"
+					+ " in any 1 s window: %d%n", arrivals.length, seconds, rate, running,
+					Windows.mostInAnyWindow(arrivals, TimeUnit.SECONDS.toNanos(1)));
 			assertNoRefusalButAfterAStall(provider, stalls);
 			assertThat(arrivals).hasSize(calls.get());
 			assertThat(calls.get()).as("calls made").isGreaterThan(40);
-			assertThat(rate).as("calls per second at the provider").isBetween(9.0, 11.0);
+			assertThat(rate).as("calls per second at the provider").isLessThanOrEqualTo(11.0);
+			assertThat(running).as("calls per second at the provider while this JVM ran").isBetween(9.0, 11.0);
 		}
 	}
 
@@ -159,7 +163,8 @@ class OutboundIntegrationTests {
 			stalls.close();
 			assertNoRefusalButAfterAStall(provider, stalls);
 			assertThat(statuses).hasSize(20).filteredOn((status) -> status != 429).containsOnly(200);
-			assertThat(seconds).as("19 intervals of 108 ms, within 10%").isBetween(1.85, 2.26);
+			assertThat(seconds).as("19 intervals of 108 ms, within 10% (plus any stall of this JVM)")
+				.isBetween(1.85, 2.26 + stalls.totalNanos() / 1e9);
 		}
 	}
 

@@ -71,6 +71,15 @@ final class Stalls implements AutoCloseable {
 		return false;
 	}
 
+	/** Returns the total length of the stalls recorded, in nanoseconds. */
+	synchronized long totalNanos() {
+		long total = 0;
+		for (long[] stall : this.stalls) {
+			total += stall[1] - stall[0];
+		}
+		return total;
+	}
+
 	/** Returns the stalls recorded, as their lengths in milliseconds. */
 	synchronized String describe() {
 		StringBuilder lengths = new StringBuilder();

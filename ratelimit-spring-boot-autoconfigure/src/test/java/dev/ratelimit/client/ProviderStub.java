@@ -12,10 +12,10 @@ import com.sun.net.httpserver.HttpServer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A third-party API with a hard cap, on the JDK's HTTP server on a free port of {@code 127.0.0.1}: it answers 429
- * (with {@code Retry-After: 1}) to a request that finds more than {@code limit} requests, itself included, in the
- * sliding window of {@code window} that ends at its arrival, measured on its own clock (the JVM's monotonic clock,
- * read when the request is handled). Every other request gets 200. {@link #refuseNext} makes it refuse the next
+ * A third-party API with a hard cap, on the JDK's HTTP server on a free port of {@code 127.0.0.1}: it admits at most
+ * {@code limit} requests in any sliding window of {@code window}, measured on its own clock (the JVM's monotonic
+ * clock, read when the request is handled), and answers 429 (with {@code Retry-After: 1}) to a request that finds
+ * {@code limit} admitted ones in the window that ends at its arrival (refused requests are not counted). Every other request gets 200. {@link #refuseNext} makes it refuse the next
  * requests with a chosen status and {@code Retry-After} regardless. Requests to {@code /warmup} are answered 200 and
  * not counted: a test warms its clients up with them (the first call of a client opens its connection, which can
  * make it arrive later than calls scheduled after it).
@@ -29,6 +29,8 @@ final class ProviderStub implements AutoCloseable {
 	private final HttpServer server;
 
 	private final List<Long> arrivals = new ArrayList<>();
+
+	private final List<Long> admitted = new ArrayList<>();
 
 	private final List<Long> refusedAt = new ArrayList<>();
 
@@ -108,10 +110,13 @@ final class ProviderStub implements AutoCloseable {
 					status = this.refusalStatus;
 					retryAfter = this.refusalRetryAfter;
 				}
-				else if (inWindowEndingAt(now) > this.limit) {
+				else if (admittedInWindowEndingAt(now) >= this.limit) {
 					this.refusedAt.add(now);
 					status = 429;
 					retryAfter = "1";
+				}
+				else {
+					this.admitted.add(now);
 				}
 			}
 		}
@@ -123,9 +128,9 @@ final class ProviderStub implements AutoCloseable {
 		exchange.close();
 	}
 
-	private int inWindowEndingAt(long now) {
+	private int admittedInWindowEndingAt(long now) {
 		int count = 0;
-		for (int i = this.arrivals.size() - 1; i >= 0 && now - this.arrivals.get(i) < this.windowNanos; i--) {
+		for (int i = this.admitted.size() - 1; i >= 0 && now - this.admitted.get(i) < this.windowNanos; i--) {
 			count++;
 		}
 		return count;

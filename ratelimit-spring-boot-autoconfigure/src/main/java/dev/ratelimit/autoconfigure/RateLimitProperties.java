@@ -68,6 +68,8 @@ public class RateLimitProperties {
 
 	private final ClientIp clientIp = new ClientIp();
 
+	private final Outbound outbound = new Outbound();
+
 	/**
 	 * Rules by name.
 	 */
@@ -143,6 +145,72 @@ public class RateLimitProperties {
 
 	public ClientIp getClientIp() {
 		return this.clientIp;
+	}
+
+	public Outbound getOutbound() {
+		return this.outbound;
+	}
+
+	/**
+	 * Outbound limiting: rules applied to the calls this application makes with RestClient, RestTemplate and
+	 * WebClient.
+	 */
+	public static class Outbound {
+
+		/**
+		 * Name of the rule to apply to every RestClient, RestTemplate and WebClient built from Spring Boot's
+		 * auto-configured builders (including HTTP service clients).
+		 */
+		private @Nullable String rule;
+
+		/**
+		 * Rule to apply to the clients of each HTTP service group, by group name (@ImportHttpServices(group = ...)).
+		 */
+		private Map<String, String> groups = new LinkedHashMap<>();
+
+		/**
+		 * Whether a provider's 429, or 503 with Retry-After, pauses the rule's calls to that target in this instance
+		 * for the Retry-After (calls that may wait as long wait, the others are refused at once).
+		 */
+		private boolean pauseOnRetryAfter;
+
+		/**
+		 * Longest pause after a provider's Retry-After.
+		 */
+		private Duration maxPause = Duration.ofMinutes(1);
+
+		public @Nullable String getRule() {
+			return this.rule;
+		}
+
+		public void setRule(@Nullable String rule) {
+			this.rule = rule;
+		}
+
+		public Map<String, String> getGroups() {
+			return this.groups;
+		}
+
+		public void setGroups(Map<String, String> groups) {
+			this.groups = groups;
+		}
+
+		public boolean isPauseOnRetryAfter() {
+			return this.pauseOnRetryAfter;
+		}
+
+		public void setPauseOnRetryAfter(boolean pauseOnRetryAfter) {
+			this.pauseOnRetryAfter = pauseOnRetryAfter;
+		}
+
+		public Duration getMaxPause() {
+			return this.maxPause;
+		}
+
+		public void setMaxPause(Duration maxPause) {
+			this.maxPause = maxPause;
+		}
+
 	}
 
 	/**

@@ -17,6 +17,7 @@ import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.test.TestHttp;
+import dev.ratelimit.test.Windows;
 import dev.ratelimit.test.redis.RedisStandaloneExtension;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -120,13 +121,13 @@ class WaitingIntegrationTests {
 				times.append((each - startNanos) / 1_000_000).append(' ');
 			}
 			System.out.printf("shaping: handled at (ms after the first send) %s; at most %d in a window of 1 s"
-					+ " (slots: %d)%n", times, mostInAnyWindow(sorted, period), mostInAnyWindow(slots, period));
+					+ " (slots: %d)%n", times, Windows.mostInAnyWindow(sorted, period), Windows.mostInAnyWindow(slots, period));
 			// the slots as the instances scheduled them: spaced by Redis, exact up to the reply's way back
-			assertThat(mostInAnyWindow(slots, period - GRANULARITY.toNanos()))
+			assertThat(Windows.mostInAnyWindow(slots, period - GRANULARITY.toNanos()))
 				.as("slots in any window of the period (less the scheduling granularity)")
 				.isLessThanOrEqualTo(10);
 			// when they ran: a loaded machine may run one late, next to its successor
-			assertThat(mostInAnyWindow(sorted, period - GRANULARITY.toNanos()))
+			assertThat(Windows.mostInAnyWindow(sorted, period - GRANULARITY.toNanos()))
 				.as("completions in any window of the period (less the scheduling granularity)")
 				.isLessThanOrEqualTo(11);
 			double total = (sorted[requests - 1] - startNanos) / 1e9;
@@ -221,18 +222,6 @@ class WaitingIntegrationTests {
 			byte[] value = connection.stringCommands().get(key.getBytes(StandardCharsets.UTF_8));
 			return (value != null) ? Long.parseLong(new String(value, StandardCharsets.US_ASCII)) : 0;
 		}
-	}
-
-	private static int mostInAnyWindow(long[] sorted, long window) {
-		int most = 0;
-		int start = 0;
-		for (int end = 0; end < sorted.length; end++) {
-			while (sorted[end] - sorted[start] >= window) {
-				start++;
-			}
-			most = Math.max(most, end - start + 1);
-		}
-		return most;
 	}
 
 	private static ConfigurableApplicationContext start(String redisUri) {

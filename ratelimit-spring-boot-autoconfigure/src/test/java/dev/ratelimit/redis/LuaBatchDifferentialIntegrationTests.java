@@ -1,12 +1,12 @@
 package dev.ratelimit.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
@@ -123,48 +123,34 @@ class LuaBatchDifferentialIntegrationTests {
 		MutableClock clock = MutableClock.atRealisticEpoch();
 		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
 		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
-		Supplier<String> luaIds = new LeaseIds("d");
-		RedisRateLimitStore keys = new RedisRateLimitStore(factory, prefix, Duration.ofSeconds(30));
-		ScriptsInUse scripts = new ScriptsInUse();
-		IssuedCommands commands = new IssuedCommands(connection.async(), false);
-		CompletableFuture.allOf(scripts.general().load(commands), scripts.gcra().load(commands)).join();
+		Batches batches = new Batches(new IssuedCommands(connection.async(), false),
+				new RedisRateLimitStore(factory, prefix, Duration.ofSeconds(30)), new LeaseIds("d"));
 		int largest = 0;
 		int sharedKeys = 0;
 		for (int b = 0; b < BATCHES; b++) {
 			clock.advanceMicros(Math.abs(LuaDifferentialIntegrationTests.randomStep(random)));
 			int size = (random.nextInt(4) == 0) ? 1 + random.nextInt(40) : 1 + random.nextInt(6);
-			List<BatchLane.Request> batch = new ArrayList<>();
+			List<List<RateLimitCheck>> requests = new ArrayList<>();
+			List<Boolean> peeks = new ArrayList<>();
 			List<List<Decision>> expected = new ArrayList<>();
-			List<String> described = new ArrayList<>();
-			boolean gcra = true;
-			List<String> seenKeys = new ArrayList<>();
+			Set<String> seenKeys = new HashSet<>();
 			for (int q = 0; q < size; q++) {
 				List<RateLimitCheck> request = LuaDifferentialIntegrationTests.randomWaitingRequest(random, policies);
 				boolean peek = random.nextInt(100) < 15;
-				RateLimitScript.Mode mode = peek ? RateLimitScript.Mode.PEEK : RateLimitScript.Mode.EVALUATE;
-				String leaseId = (!peek && request.stream().anyMatch(RateLimitCheck::acquiresLease)) ? luaIds.get()
-						: "";
-				byte[][] keyBytes = new byte[request.size()][];
-				for (int i = 0; i < request.size(); i++) {
-					String key = keys.key(request.get(i).policy(), request.get(i).subject());
-					sharedKeys += seenKeys.contains(key) ? 1 : 0;
-					seenKeys.add(key);
-					keyBytes[i] = key.getBytes(StandardCharsets.UTF_8);
+				for (RateLimitCheck check : request) {
+					sharedKeys += seenKeys.add(check.policy().name() + ":" + check.subject()) ? 0 : 1;
 				}
-				boolean gcraRequest = scripts.forChecks(request, mode) == scripts.gcra();
-				gcra &= gcraRequest;
-				batch.add(new BatchLane.Request(commands, keyBytes, scripts.general().checkArguments(request, leaseId),
-						request, mode, leaseId, clock.micros(), gcraRequest, new CompletableFuture<>()));
+				requests.add(request);
+				peeks.add(peek);
 				expected.add(peek ? reference.peek(request) : reference.evaluate(request));
-				described.add("seed " + seed + ", batch " + b + " of " + size + " at " + clock.micros()
-						+ " µs, request " + q + (peek ? ", peek: " : ": ") + request);
 			}
 			largest = Math.max(largest, size);
-			List<RateLimitScript.Reply> replies = (gcra ? scripts.gcra() : scripts.general())
-				.runBatch(commands, batch, clock.micros())
-				.join();
+			List<RateLimitScript.Reply> replies = batches.run(requests, peeks, clock.micros());
 			for (int q = 0; q < size; q++) {
-				assertThat(replies.get(q).decisions()).as(described.get(q)).isEqualTo(expected.get(q));
+				assertThat(replies.get(q).decisions())
+					.as("seed %d, batch %d of %d at %d µs, request %d%s: %s", seed, b, size, clock.micros(), q,
+							peeks.get(q) ? " (peek)" : "", requests.get(q))
+					.isEqualTo(expected.get(q));
 				assertThat(replies.get(q).nowMicros()).as("one time per call").isEqualTo(clock.micros());
 			}
 		}

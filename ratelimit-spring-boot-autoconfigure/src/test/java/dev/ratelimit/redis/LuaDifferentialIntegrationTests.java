@@ -54,7 +54,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * Operations per algorithm: system property {@code ratelimit.differential.operations} (default 100,000); the seed:
  * {@code ratelimit.differential.seed} (default: random, printed on failure). Requests are pipelined in batches on one
- * connection, which Redis executes in order.
+ * connection, which Redis executes in order; the store batches them naturally (its default, decision 73), so
+ * requests of one time share script calls, and releases, renewals and refunds wait behind them in order.
  */
 @RedisStandaloneTest
 class LuaDifferentialIntegrationTests {

@@ -250,14 +250,24 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			return issue.get();
 		}
 		CompletableFuture<T> result = new CompletableFuture<>();
-		this.lane.submit(() -> issue.get().whenComplete((value, ex) -> {
-			if (ex != null) {
+		this.lane.submit(() -> {
+			CompletableFuture<T> issued;
+			try {
+				issued = issue.get();
+			}
+			catch (RuntimeException ex) {
 				result.completeExceptionally(ex);
+				return;
 			}
-			else {
-				result.complete(value);
-			}
-		}));
+			issued.whenComplete((value, ex) -> {
+				if (ex != null) {
+					result.completeExceptionally(ex);
+				}
+				else {
+					result.complete(value);
+				}
+			});
+		});
 		return result;
 	}
 

@@ -26,6 +26,7 @@ import dev.ratelimit.benchmarks.load.RedisProbe;
 import dev.ratelimit.benchmarks.throughput.Scenario;
 import dev.ratelimit.benchmarks.throughput.ScenarioResult;
 import dev.ratelimit.benchmarks.throughput.ThroughputBenchmark;
+import dev.ratelimit.redis.RedisBatching;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 
@@ -38,13 +39,13 @@ import io.lettuce.core.RedisClient;
  * memory                            Redis memory per key; prints the table
  * concurrency [options]             a concurrency rule (acquire + release) against a rate rule; prints the tables
  *
- * options: --contenders=ours,ours-starter,ours-script,ideal,bucket4j,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
+ * options: --contenders=ours,ours-unbatched,ours-starter,ours-script,ideal,ideal-pipelined,bucket4j,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
  * </pre>
  */
 public final class Benchmarks {
 
-	private static final List<String> CONTENDERS = List.of("ours", "ours-starter", "ours-script", "ideal", "bucket4j",
-			"redisson", "scg");
+	private static final List<String> CONTENDERS = List.of("ours", "ours-unbatched", "ours-starter", "ours-script",
+			"ideal", "ideal-pipelined", "bucket4j", "redisson", "scg");
 
 	private Benchmarks() {
 	}
@@ -158,12 +159,14 @@ public final class Benchmarks {
 		try {
 			for (String id : ids) {
 				contenders.add(switch (id) {
-					case "ours" -> new OurContender(server.host(), server.port());
+					case "ours" -> new OurContender(server.host(), server.port(), batching());
+					case "ours-unbatched" -> new OurContender(server.host(), server.port(), RedisBatching.OFF);
 					case "ours-starter" -> new OurStarterDefault(server.host(), server.port());
 					case "ours-concurrency" -> new OurConcurrencyContender(server.host(), server.port(), false);
 					case "ours-rate-concurrency" -> new OurConcurrencyContender(server.host(), server.port(), true);
 					case "ours-script" -> new OurScriptBare(client);
 					case "ideal" -> new IdealClient(client);
+					case "ideal-pipelined" -> new IdealClient(client, true);
 					case "bucket4j" -> new Bucket4jLettuceCas(client);
 					case "redisson" -> new RedissonRateLimiter(server.host(), server.port());
 					case "scg" -> new SpringCloudGatewayScript(client);
@@ -180,6 +183,18 @@ public final class Benchmarks {
 		finally {
 			contenders.forEach(Contender::close);
 		}
+	}
+
+	/**
+	 * Returns the batching of this project's limiter: the default, or lanes and limits from the system properties
+	 * {@code bench.batch.lanes}, {@code bench.batch.max-requests} and {@code bench.batch.max-checks} (to choose the
+	 * defaults by measurement, e.g. {@code JAVA_OPTS=-Dbench.batch.lanes=1}).
+	 */
+	private static RedisBatching batching() {
+		RedisBatching defaults = RedisBatching.DEFAULT;
+		return new RedisBatching(true, Integer.getInteger("bench.batch.lanes", defaults.lanes()),
+				Integer.getInteger("bench.batch.max-requests", defaults.maxRequests()),
+				Integer.getInteger("bench.batch.max-checks", defaults.maxChecks()));
 	}
 
 	/** Runs the scenarios of a concurrency rule against a rate rule, with this project's limiter only. */

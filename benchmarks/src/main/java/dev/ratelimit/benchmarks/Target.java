@@ -35,6 +35,20 @@ public record Target(String scenario, String subject, String note, Metric metric
 			new Target("one-thread", "ours", "", Metric.P50_MARGIN, Comparator.AT_MOST, 10, "ideal", IdealRatio.NONE));
 
 	/**
+	 * The goals of issue #14 (natural batching), in the order the report lists them: this project's limiter with its
+	 * default batching against the ideal client that makes one script call per decision (its 64 threads pipelining on
+	 * one auto-flushing connection), the peers, itself with one rule, and, idle, the ideal client's latency.
+	 */
+	public static final List<Target> ISSUE_14 = List.of(
+			throughput("many-keys", "ours", 2.0, "ideal"),
+			throughput("many-keys", "ours", 3.0, "bucket4j"),
+			throughput("many-keys", "ours", 8.0, "redisson"),
+			throughput("three-rules", "ours", 0.8, Scenario.ONE_RULE_REFERENCE)
+				.withIdeal(new IdealRatio("many-keys", "ideal", " (3 keys ÷ 1 key)")),
+			throughput("hot-key", "ours", 1.0, "ideal").withNote("no deny cache"),
+			new Target("one-thread", "ours", "", Metric.P50_MARGIN, Comparator.AT_MOST, 10, "ideal", IdealRatio.NONE));
+
+	/**
 	 * Returns a goal on throughput: the subject's decisions per second at least {@code ratio} times the reference's,
 	 * beside the ideal client's throughput divided by the same reference's.
 	 */

@@ -462,6 +462,12 @@ public class RateLimitProperties {
 		 */
 		private boolean ownConnection = true;
 
+		private final Batch batch = new Batch();
+
+		public Batch getBatch() {
+			return this.batch;
+		}
+
 		public boolean isOwnConnection() {
 			return this.ownConnection;
 		}
@@ -484,6 +490,62 @@ public class RateLimitProperties {
 
 		public void setTimeout(Duration timeout) {
 			this.timeout = timeout;
+		}
+
+	}
+
+	/**
+	 * Natural batching of the Redis store's decisions: while its script calls are in flight, requests that arrive wait
+	 * and the next call carries them together, each decided all-or-nothing on its own; a lone request goes out at once
+	 * (no timer). See docs/engine.md.
+	 */
+	public static class Batch {
+
+		/** Whether to batch decisions; false sends one script call per decision, at once. */
+		private boolean enabled = true;
+
+		/**
+		 * How many script calls may be in flight at once (in a Redis Cluster: per hash slot) before requests wait to
+		 * share the next one.
+		 */
+		private int lanes = 2;
+
+		/** The most requests one script call carries. */
+		private int maxRequests = 64;
+
+		/** The most checks (rules) one script call carries; a request with more goes alone. */
+		private int maxChecks = 256;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getLanes() {
+			return this.lanes;
+		}
+
+		public void setLanes(int lanes) {
+			this.lanes = lanes;
+		}
+
+		public int getMaxRequests() {
+			return this.maxRequests;
+		}
+
+		public void setMaxRequests(int maxRequests) {
+			this.maxRequests = maxRequests;
+		}
+
+		public int getMaxChecks() {
+			return this.maxChecks;
+		}
+
+		public void setMaxChecks(int maxChecks) {
+			this.maxChecks = maxChecks;
 		}
 
 	}

@@ -9,6 +9,7 @@ import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.redis.RedisBatching;
 import dev.ratelimit.redis.RedisMemoryMonitor;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStoreBuilder;
@@ -153,6 +154,24 @@ public final class RateLimitRedisAutoConfiguration {
 		return "standalone, " + connectionFactory.getHostName() + ":" + connectionFactory.getPort();
 	}
 
+	private static RedisBatching batching(RateLimitProperties.Batch batch) {
+		atLeastOne("ratelimit.redis.batch.lanes", batch.getLanes(),
+				"Set how many script calls may be in flight at once, e.g. 2");
+		atLeastOne("ratelimit.redis.batch.max-requests", batch.getMaxRequests(),
+				"Set the most requests one script call carries, e.g. 64");
+		atLeastOne("ratelimit.redis.batch.max-checks", batch.getMaxChecks(),
+				"Set the most checks one script call carries, e.g. 256");
+		return batch.isEnabled()
+				? new RedisBatching(true, batch.getLanes(), batch.getMaxRequests(), batch.getMaxChecks())
+				: RedisBatching.OFF;
+	}
+
+	private static void atLeastOne(String property, int value, String fix) {
+		if (value < 1) {
+			throw new InvalidRateLimitConfigurationException(property, "must be at least 1 but was " + value, fix);
+		}
+	}
+
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	RedisRateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties,
@@ -163,6 +182,7 @@ public final class RateLimitRedisAutoConfiguration {
 		}
 		RedisRateLimitStoreBuilder builder = new RedisRateLimitStoreBuilder(connectionFactory, properties.getKeyPrefix())
 			.timeout(properties.getRedis().getTimeout())
+			.batching(batching(properties.getRedis().getBatch()))
 			// a static master/replica factory does not tell its servers, so it cannot be copied
 			.ownConnection(properties.getRedis().isOwnConnection()
 					&& !environment.containsProperty("spring.data.redis.masterreplica.nodes"));

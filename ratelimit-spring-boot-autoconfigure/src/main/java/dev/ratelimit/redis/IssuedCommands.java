@@ -30,6 +30,8 @@ final class IssuedCommands {
 
 	private final List<Compensation<?, ?>> compensations = new ArrayList<>(1);
 
+	private @Nullable List<Runnable> onAbandon;
+
 	private boolean abandoned;
 
 	/**
@@ -90,8 +92,27 @@ final class IssuedCommands {
 		return registered;
 	}
 
-	private synchronized boolean isAbandoned() {
+	/** Returns whether the call was given up. */
+	synchronized boolean isAbandoned() {
 		return this.abandoned;
+	}
+
+	/**
+	 * Runs an action when the call is abandoned (at once if it is already): for a batch that carries this call's
+	 * request beside others, whose command only the batch may cancel.
+	 * @param action what to run
+	 */
+	void onAbandon(Runnable action) {
+		synchronized (this) {
+			if (!this.abandoned) {
+				if (this.onAbandon == null) {
+					this.onAbandon = new ArrayList<>(1);
+				}
+				this.onAbandon.add(action);
+				return;
+			}
+		}
+		action.run();
 	}
 
 	/**
@@ -101,6 +122,7 @@ final class IssuedCommands {
 	 */
 	void abandon() {
 		List<Compensation<?, ?>> toCompensate;
+		List<Runnable> actions;
 		synchronized (this) {
 			if (this.abandoned) {
 				return;
@@ -114,6 +136,11 @@ final class IssuedCommands {
 			}
 			this.issued.clear();
 			toCompensate = List.copyOf(this.compensations);
+			actions = (this.onAbandon != null) ? this.onAbandon : List.of();
+			this.onAbandon = null;
+		}
+		for (Runnable action : actions) {
+			action.run();
 		}
 		for (Compensation<?, ?> compensation : toCompensate) {
 			if (compensation.reply.isDone() && !compensation.reply.isCompletedExceptionally()) {

@@ -93,18 +93,84 @@ final class RateLimitScript {
 	 */
 	CompletableFuture<Reply> run(IssuedCommands commands, byte[][] keys,
 			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode, String leaseId) {
-		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks.size()][];
-		args[0] = (explicitNowMicros != null) ? ascii(explicitNowMicros) : EMPTY;
+		return run(commands, keys, checkArguments(checks, leaseId), checks, explicitNowMicros, mode, leaseId);
+	}
+
+	/**
+	 * Runs the script for some checks whose arguments are encoded already (by {@link #checkArguments}).
+	 * @param commands where to run it
+	 * @param keys one key per check
+	 * @param checkArguments the checks' arguments
+	 * @param checks the checks
+	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
+	 * @param mode evaluate, peek or refund ({@code gcra.lua} only evaluates)
+	 * @param leaseId the id of the leases that the concurrency checks acquire
+	 */
+	CompletableFuture<Reply> run(IssuedCommands commands, byte[][] keys, byte[][] checkArguments,
+			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode, String leaseId) {
+		byte[][] args = new byte[2 + checkArguments.length][];
+		args[0] = time(explicitNowMicros);
 		args[1] = mode.argument;
+		System.arraycopy(checkArguments, 0, args, 2, checkArguments.length);
+		return this.script.run(commands, keys, args).thenApply((values) -> parse(values, checks, mode, leaseId));
+	}
+
+	/**
+	 * Runs the script for a batch: several requests decided one after the other, in order, in one call at one time,
+	 * each all-or-nothing on its own.
+	 * @param commands where to run it
+	 * @param requests the requests, each evaluating or peeking
+	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
+	 * @return one reply per request
+	 */
+	CompletableFuture<List<Reply>> runBatch(IssuedCommands commands, List<BatchLane.Request> requests,
+			@Nullable Long explicitNowMicros) {
+		int checks = 0;
+		for (BatchLane.Request request : requests) {
+			checks += request.keys().length;
+		}
+		byte[][] keys = new byte[checks][];
+		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks + requests.size()][];
+		args[0] = time(explicitNowMicros);
+		args[1] = EMPTY;
+		int at = 0;
+		for (int q = 0; q < requests.size(); q++) {
+			BatchLane.Request request = requests.get(q);
+			int size = request.keys().length;
+			System.arraycopy(request.keys(), 0, keys, at, size);
+			System.arraycopy(request.checkArguments(), 0, args, 2 + ARGS_PER_CHECK * at, ARGS_PER_CHECK * size);
+			args[2 + ARGS_PER_CHECK * checks + q] = ascii((request.mode() == Mode.PEEK) ? -size : size);
+			at += size;
+		}
+		return this.script.run(commands, keys, args).thenApply((values) -> {
+			List<Reply> replies = new ArrayList<>(requests.size());
+			for (int q = 0; q < requests.size(); q++) {
+				BatchLane.Request request = requests.get(q);
+				@SuppressWarnings("unchecked")
+				List<Object> reply = (List<Object>) values.get(q);
+				replies.add(parse(reply, request.checks(), request.mode(), request.leaseId()));
+			}
+			return replies;
+		});
+	}
+
+	/**
+	 * Encodes the arguments of some checks, {@value #ARGS_PER_CHECK} per check.
+	 * @param checks the checks
+	 * @param leaseId the id of the leases that the concurrency checks acquire (or, for a refund, acquired); may be
+	 * {@code ""} when none does
+	 * @return their arguments
+	 */
+	byte[][] checkArguments(List<RateLimitCheck> checks, String leaseId) {
+		byte[][] args = new byte[ARGS_PER_CHECK * checks.size()][];
+		if (this.policyArguments.size() > 10_000) {
+			// overrides create new policies over time; never let the cache grow without bound
+			this.policyArguments.clear();
+		}
 		for (int i = 0; i < checks.size(); i++) {
 			RateLimitCheck check = checks.get(i);
-			RateLimitPolicy policy = check.policy();
-			int base = 2 + ARGS_PER_CHECK * i;
-			if (this.policyArguments.size() > 10_000) {
-				// overrides create new policies over time; never let the cache grow without bound
-				this.policyArguments.clear();
-			}
-			byte[][] constant = this.policyArguments.computeIfAbsent(policy, RateLimitScript::policyArguments);
+			int base = ARGS_PER_CHECK * i;
+			byte[][] constant = this.policyArguments.computeIfAbsent(check.policy(), RateLimitScript::policyArguments);
 			args[base] = constant[0];
 			args[base + 1] = constant[1];
 			args[base + 2] = constant[2];
@@ -113,7 +179,11 @@ final class RateLimitScript {
 			args[base + 5] = check.shadow() ? ONE : ZERO;
 			args[base + 6] = check.maxWait().isZero() ? ZERO : ascii(check.maxWaitMicros());
 		}
-		return this.script.run(commands, keys, args).thenApply((values) -> parse(values, checks, mode, leaseId));
+		return args;
+	}
+
+	private static byte[] time(@Nullable Long explicitNowMicros) {
+		return (explicitNowMicros != null) ? ascii(explicitNowMicros) : EMPTY;
 	}
 
 	/** Loads the script into Redis ({@code SCRIPT LOAD}), so that the next calls need no {@code EVAL} fallback. */

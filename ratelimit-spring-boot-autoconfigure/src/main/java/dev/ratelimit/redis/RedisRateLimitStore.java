@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -73,6 +74,14 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	/** Whether the connection queues commands while disconnected, so that a given-up call must cancel its own. */
 	private final boolean queuesWhileDisconnected;
 
+	private final RedisBatching batching;
+
+	/** The batching lane of a standalone (or Sentinel) Redis, when batching. */
+	private final @Nullable BatchLane lane;
+
+	/** The batching lanes of a Cluster, by hash slot, when batching. */
+	private final Map<Integer, BatchLane> slotLanes = new ConcurrentHashMap<>();
+
 	/** The store's own connection factory, closed with it, or {@code null} when it uses the application's. */
 	private final @Nullable LettuceConnectionFactory ownFactory;
 
@@ -109,14 +118,30 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	 */
 	public RedisRateLimitStore(LettuceConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout,
 			@Nullable LongSupplier explicitNowMicros, Supplier<String> leaseIds) {
-		this(connectionFactory, keyPrefix, commandTimeout, explicitNowMicros, leaseIds, false);
+		this(connectionFactory, keyPrefix, commandTimeout, explicitNowMicros, leaseIds, RedisBatching.DEFAULT);
+	}
+
+	/**
+	 * Creates a store. For tests only: a non-null {@code explicitNowMicros} replaces Redis {@code TIME} (requests
+	 * with different times then never share a batch), and the lease ids can be made predictable.
+	 * @param connectionFactory the Lettuce connection factory
+	 * @param keyPrefix the key prefix
+	 * @param commandTimeout how long to wait for Redis before failing with a {@link RateLimitStoreException}
+	 * @param explicitNowMicros the clock to pass to the script, or {@code null} for Redis {@code TIME}
+	 * @param leaseIds the lease id generator: ids unique among all stores sharing the Redis
+	 * @param batching how to batch decisions
+	 */
+	public RedisRateLimitStore(LettuceConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout,
+			@Nullable LongSupplier explicitNowMicros, Supplier<String> leaseIds, RedisBatching batching) {
+		this(connectionFactory, keyPrefix, commandTimeout, explicitNowMicros, leaseIds, false, batching);
 	}
 
 	/**
 	 * Creates a store, on its own factory when {@code ownsFactory}: one that the store started and closes.
 	 */
 	RedisRateLimitStore(LettuceConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout,
-			@Nullable LongSupplier explicitNowMicros, Supplier<String> leaseIds, boolean ownsFactory) {
+			@Nullable LongSupplier explicitNowMicros, Supplier<String> leaseIds, boolean ownsFactory,
+			RedisBatching batching) {
 		this.ownFactory = ownsFactory ? connectionFactory : null;
 		this.queuesWhileDisconnected = !LimiterConnectionFactory.rejectsWhileDisconnected(connectionFactory);
 		this.leaseIds = Objects.requireNonNull(leaseIds, "leaseIds");
@@ -125,6 +150,12 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		this.commandTimeout = Objects.requireNonNull(commandTimeout, "commandTimeout");
 		this.explicitNowMicros = explicitNowMicros;
 		this.connection = new RedisConnectionHolder(this.connectionFactory);
+		this.batching = Objects.requireNonNull(batching, "batching");
+		this.lane = (batching.enabled() && !connectionFactory.isClusterAware()) ? newLane() : null;
+	}
+
+	private BatchLane newLane() {
+		return new BatchLane(this.scripts, this::call, this.batching);
 	}
 
 	@Override
@@ -167,17 +198,91 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		byte[][] keyBytes = keys(checks, (check) -> key(check.policy(), check.subject()));
 		boolean acquires = checks.stream().anyMatch(RateLimitCheck::acquiresLease);
 		String leaseId = (mode == RateLimitScript.Mode.EVALUATE && acquires) ? this.leaseIds.get() : "";
-		if (checks.size() > 1 && this.connectionFactory.isClusterAware()) {
+		if (checks.size() > 1 && this.connectionFactory.isClusterAware()
+				&& (!this.batching.enabled() || !oneSlot(keyBytes))) {
 			return call.abandonWhenCancelled(this.slotGrouped.decide(call, keyBytes, checks, now, mode, leaseId));
 		}
-		CompletableFuture<RateLimitScript.Reply> reply = this.scripts.forChecks(checks, mode)
-			.run(call, keyBytes, checks, now, mode, leaseId);
+		RateLimitScript script = this.scripts.forChecks(checks, mode);
+		BatchLane lane = laneFor(keyBytes[0]);
+		CompletableFuture<RateLimitScript.Reply> reply;
+		if (lane != null) {
+			BatchLane.Request request = new BatchLane.Request(call, keyBytes, script.checkArguments(checks, leaseId),
+					checks, mode, leaseId, now, script == this.scripts.gcra(), new CompletableFuture<>());
+			lane.submit(request);
+			reply = request.reply();
+		}
+		else {
+			reply = script.run(call, keyBytes, checks, now, mode, leaseId);
+		}
 		if (mode == RateLimitScript.Mode.EVALUATE) {
 			// given up but run after all: give back what it consumed, since the request was decided without it
 			call.compensable(reply, (admitted) -> admitted.allowed() ? this.scripts.refund(call.compensations(),
 					keyBytes, checks, admitted, now, leaseId) : CompletableFuture.completedFuture(admitted));
 		}
 		return call.abandonWhenCancelled(reply.thenApply(RateLimitScript.Reply::decisions));
+	}
+
+	/** Returns the lane of a request whose keys share one slot, or {@code null} when not batching. */
+	private @Nullable BatchLane laneFor(byte[] key) {
+		if (!this.batching.enabled()) {
+			return null;
+		}
+		return (this.lane != null) ? this.lane
+				: this.slotLanes.computeIfAbsent(SlotHash.getSlot(key), (slot) -> newLane());
+	}
+
+	private static boolean oneSlot(byte[][] keys) {
+		int slot = SlotHash.getSlot(keys[0]);
+		for (int i = 1; i < keys.length; i++) {
+			if (SlotHash.getSlot(keys[i]) != slot) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Issues commands after the requests already waiting in the batching lane (standalone and Sentinel), so that
+	 * calls made one after another from one thread reach Redis in order; in a Cluster, or without batching, at once.
+	 */
+	private <T> CompletableFuture<T> inOrder(Supplier<CompletableFuture<T>> issue) {
+		if (this.lane == null) {
+			return issue.get();
+		}
+		CompletableFuture<T> result = new CompletableFuture<>();
+		this.lane.submit(() -> {
+			CompletableFuture<T> issued;
+			try {
+				issued = issue.get();
+			}
+			catch (RuntimeException ex) {
+				result.completeExceptionally(ex);
+				return;
+			}
+			issued.whenComplete((value, ex) -> {
+				if (ex != null) {
+					result.completeExceptionally(ex);
+				}
+				else {
+					result.complete(value);
+				}
+			});
+		});
+		return result;
+	}
+
+	/**
+	 * Returns the number of script calls that carried decisions, and the number of decisions they carried, through
+	 * the batching lanes (0 and 0 when not batching): their ratio is the average batch size.
+	 */
+	long[] batchStatistics() {
+		long calls = (this.lane != null) ? this.lane.calls() : 0;
+		long requests = (this.lane != null) ? this.lane.requests() : 0;
+		for (BatchLane slotLane : this.slotLanes.values()) {
+			calls += slotLane.calls();
+			requests += slotLane.requests();
+		}
+		return new long[] { calls, requests };
 	}
 
 	private static <T> byte[][] keys(List<T> items, Function<T, String> key) {
@@ -224,6 +329,12 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 			groups.computeIfAbsent(group, (ignored) -> new ArrayList<>()).add(i);
 		}
 		Decision[] decisions = new Decision[consumptions.size()];
+		return commands.abandonWhenCancelled(inOrder(() -> refund(commands, consumptions, keyBytes, groups, now,
+				decisions)));
+	}
+
+	private CompletableFuture<List<Decision>> refund(IssuedCommands commands, List<Consumption> consumptions,
+			byte[][] keyBytes, Map<String, List<Integer>> groups, @Nullable Long now, Decision[] decisions) {
 		List<CompletableFuture<?>> calls = new ArrayList<>(groups.size());
 		for (List<Integer> indexes : groups.values()) {
 			byte[][] groupKeys = new byte[indexes.size()][];
@@ -239,8 +350,8 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 				}
 			}));
 		}
-		return commands.abandonWhenCancelled(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-			.thenApply((done) -> Arrays.asList(decisions)));
+		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+			.thenApply((done) -> Arrays.asList(decisions));
 	}
 
 	@Override
@@ -276,7 +387,8 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		Long now = now();
 		byte[][] keyBytes = keys(leases, (lease) -> key(lease.policy(), lease.subject()));
 		if (leases.size() == 1 || !this.connectionFactory.isClusterAware()) {
-			return commands.abandonWhenCancelled(this.scripts.leases().run(commands, keyBytes, leases, now, operation));
+			return commands.abandonWhenCancelled(
+					inOrder(() -> this.scripts.leases().run(commands, keyBytes, leases, now, operation)));
 		}
 		// each lease is one key, so one call each (no two leases need to change together)
 		List<CompletableFuture<List<Boolean>>> calls = new ArrayList<>(leases.size());
@@ -313,8 +425,9 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		byte[][] keyBytes = keys(reserved, (check) -> key(check.policy(), check.subject()));
 		RateLimitScript.Mode refund = RateLimitScript.Mode.refund(0);
 		if (reserved.size() == 1 || !this.connectionFactory.isClusterAware()) {
-			return commands.abandonWhenCancelled(
-					this.scripts.general().run(commands, keyBytes, reserved, now, refund, "").thenApply((reply) -> null));
+			return commands.abandonWhenCancelled(inOrder(() -> this.scripts.general()
+				.run(commands, keyBytes, reserved, now, refund, "")
+				.thenApply((reply) -> null)));
 		}
 		List<CompletableFuture<RateLimitScript.Reply>> calls = new ArrayList<>(reserved.size());
 		for (int i = 0; i < reserved.size(); i++) {
@@ -340,8 +453,8 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		String key = this.keys.key(policy.name(), subject);
 		// a distinct check above the exact limit keeps its window start beside its HyperLogLog (same slot)
 		IssuedCommands commands = call();
-		await(commands.abandonWhenCancelled(commands.issue((redis) -> redis.del(key.getBytes(StandardCharsets.UTF_8),
-				(key + ":w").getBytes(StandardCharsets.UTF_8)))));
+		await(commands.abandonWhenCancelled(inOrder(() -> commands.issue((redis) -> redis
+			.del(key.getBytes(StandardCharsets.UTF_8), (key + ":w").getBytes(StandardCharsets.UTF_8))))));
 	}
 
 	/**

@@ -21,6 +21,8 @@ public final class RedisRateLimitStoreBuilder {
 
 	private boolean ownConnection = true;
 
+	private RedisBatching batching = RedisBatching.DEFAULT;
+
 	/**
 	 * @param connectionFactory the Lettuce connection factory
 	 * @param keyPrefix the key prefix
@@ -68,6 +70,21 @@ public final class RedisRateLimitStoreBuilder {
 		return this;
 	}
 
+	/**
+	 * Sets how the store batches decisions ({@link RedisBatching#DEFAULT} unless set).
+	 * @param batching the batching, {@link RedisBatching#OFF} for one script call per decision
+	 * @return this builder
+	 */
+	public RedisRateLimitStoreBuilder batching(RedisBatching batching) {
+		this.batching = Objects.requireNonNull(batching, "batching");
+		return this;
+	}
+
+	/** Returns the batching as it stands. */
+	public RedisBatching batching() {
+		return this.batching;
+	}
+
 	/** Returns the key prefix. */
 	public String keyPrefix() {
 		return this.keyPrefix;
@@ -79,16 +96,19 @@ public final class RedisRateLimitStoreBuilder {
 	 */
 	public RedisRateLimitStore build() {
 		if (!this.ownConnection || LimiterConnectionFactory.rejectsWhileDisconnected(this.connectionFactory)) {
-			return new RedisRateLimitStore(this.connectionFactory, this.keyPrefix, this.timeout);
+			return new RedisRateLimitStore(this.connectionFactory, this.keyPrefix, this.timeout, null,
+					LeaseIds.random(), false, this.batching);
 		}
 		LettuceConnectionFactory own = LimiterConnectionFactory.rejectingWhileDisconnected(this.connectionFactory);
 		if (own == null) {
-			return new RedisRateLimitStore(this.connectionFactory, this.keyPrefix, this.timeout);
+			return new RedisRateLimitStore(this.connectionFactory, this.keyPrefix, this.timeout, null,
+					LeaseIds.random(), false, this.batching);
 		}
 		own.afterPropertiesSet();
 		own.start();
 		try {
-			return new RedisRateLimitStore(own, this.keyPrefix, this.timeout, null, LeaseIds.random(), true);
+			return new RedisRateLimitStore(own, this.keyPrefix, this.timeout, null, LeaseIds.random(), true,
+					this.batching);
 		}
 		catch (RuntimeException ex) {
 			own.destroy();

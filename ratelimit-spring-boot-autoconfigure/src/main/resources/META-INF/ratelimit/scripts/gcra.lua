@@ -14,6 +14,8 @@ ARGV[1]   now in microseconds, or '' for redis.call('TIME') (an explicit time is
 ARGV[2]   '' (evaluate)
 ARGV[3 + 7(i-1) ..]  per check: 6 (GCRA), interval (period / limit, µs), capacity (burst), 0, cost, shadow (0|1),
           maxWait (always 0 here: calls with reservations run ratelimit.lua)
+Batch     (see ratelimit.lua) ARGV[3 + 7N + q - 1] (N = #KEYS): the number of checks of request q; the requests are
+          decided one after the other at the call's one time, and the reply is the list of their replies
 Reply     { allowed (1|0), now, then per check: allowed (1|0), remaining, resetAfter, retryAfter (-1 = never),
           nextAfter (until one more unit than remaining, at least one; 0 when the TAT is not ahead of now) }
 State     string integer: the theoretical arrival time (TAT); TTL until it
@@ -30,90 +32,106 @@ else
 end
 
 local floor = math.floor
-local n = #KEYS
+local total = #KEYS
+-- a batch (see ratelimit.lua): after the checks' arguments, the number of checks of each request
+local batched = #ARGV > 2 + 7 * total
+local replies = {}
+local first = 1
+local reply
 
-local reply = { 1, now }
-local tats = {}
-local verdict = 1
+for q = 1, batched and #ARGV - 2 - 7 * total or 1 do
+  local n = batched and tonumber(ARGV[2 + 7 * total + q]) or total
+  reply = { 1, now }
+  local tats = {}
+  local verdict = 1
 
--- Phase 1: decide every check; nothing is written yet.
-for i = 1, n do
-  local base = 7 * i - 4 -- ARGV index of check i's algorithm id
-  local interval = tonumber(ARGV[base + 1])
-  local capacity = tonumber(ARGV[base + 2])
-  local cost = tonumber(ARGV[base + 4])
-  local tat = tonumber(redis.call('GET', KEYS[i]) or now)
-  if tat < now then
-    tat = now
-  end
-  tats[i] = tat
-  local tolerance = capacity * interval
-  local ahead = tat + cost * interval - now
-  local r = 5 * i - 2 -- reply index of check i's allowed flag
-  if cost <= capacity and ahead <= tolerance then
-    local remaining = floor((tolerance - ahead) / interval)
-    local nextAfter = 0
-    if ahead > 0 then
-      nextAfter = ahead - tolerance + (remaining + 1) * interval
+  -- Phase 1: decide every check; nothing is written yet. Check j of the request is check i of the call.
+  for j = 1, n do
+    local i = first + j - 1
+    local base = 7 * i - 4 -- ARGV index of check i's algorithm id
+    local interval = tonumber(ARGV[base + 1])
+    local capacity = tonumber(ARGV[base + 2])
+    local cost = tonumber(ARGV[base + 4])
+    local tat = tonumber(redis.call('GET', KEYS[i]) or now)
+    if tat < now then
+      tat = now
     end
-    reply[r], reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 1, remaining, ahead, 0, nextAfter
-  else
-    local remainingNow = floor((tolerance - (tat - now)) / interval)
-    if remainingNow < 0 then
-      remainingNow = 0
-    end
-    local nextAfter = 0
-    if tat > now then
-      nextAfter = tat - now - tolerance + (remainingNow + 1) * interval
-    end
-    local retry = -1
-    if cost <= capacity then
-      retry = ahead - tolerance
-      if retry < 1 then
-        retry = 1
+    tats[j] = tat
+    local tolerance = capacity * interval
+    local ahead = tat + cost * interval - now
+    local r = 5 * j - 2 -- reply index of check j's allowed flag
+    if cost <= capacity and ahead <= tolerance then
+      local remaining = floor((tolerance - ahead) / interval)
+      local nextAfter = 0
+      if ahead > 0 then
+        nextAfter = ahead - tolerance + (remaining + 1) * interval
       end
-      if nextAfter > retry then
-        nextAfter = retry
-      end
-    end
-    reply[r], reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 0, remainingNow, tat - now, retry, nextAfter
-    if ARGV[base + 5] == '0' then
-      verdict = 0
-    end
-  end
-end
-reply[1] = verdict
-
--- Phase 2: admitted, so write what the checks consumed; denied, so report the admitting checks as inspected.
-if verdict == 1 then
-  for i = 1, n do
-    local r = 5 * i - 2
-    if reply[r] == 1 and ARGV[7 * i] ~= '0' then
-      local ahead = reply[r + 2]
-      local ttl = ahead
-      if ttl < minTtl then
-        ttl = minTtl
-      end
-      redis.call('SET', KEYS[i], string.format('%d', now + ahead), 'PX', math.ceil(ttl / 1000))
-    end
-  end
-else
-  for i = 1, n do
-    local r = 5 * i - 2
-    if reply[r] == 1 then
-      local base = 7 * i - 4
-      local interval = tonumber(ARGV[base + 1])
-      local tolerance = tonumber(ARGV[base + 2]) * interval
-      local remainingNow = floor((tolerance - (tats[i] - now)) / interval)
+      reply[r], reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 1, remaining, ahead, 0, nextAfter
+    else
+      local remainingNow = floor((tolerance - (tat - now)) / interval)
       if remainingNow < 0 then
         remainingNow = 0
       end
       local nextAfter = 0
-      if tats[i] > now then
-        nextAfter = tats[i] - now - tolerance + (remainingNow + 1) * interval
+      if tat > now then
+        nextAfter = tat - now - tolerance + (remainingNow + 1) * interval
       end
-      reply[r + 1], reply[r + 2], reply[r + 4] = remainingNow, tats[i] - now, nextAfter
+      local retry = -1
+      if cost <= capacity then
+        retry = ahead - tolerance
+        if retry < 1 then
+          retry = 1
+        end
+        if nextAfter > retry then
+          nextAfter = retry
+        end
+      end
+      reply[r], reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 0, remainingNow, tat - now, retry, nextAfter
+      if ARGV[base + 5] == '0' then
+        verdict = 0
+      end
     end
   end
+  reply[1] = verdict
+
+  -- Phase 2: admitted, so write what the checks consumed; denied, so report the admitting checks as inspected.
+  if verdict == 1 then
+    for j = 1, n do
+      local i = first + j - 1
+      local r = 5 * j - 2
+      if reply[r] == 1 and ARGV[7 * i] ~= '0' then
+        local ahead = reply[r + 2]
+        local ttl = ahead
+        if ttl < minTtl then
+          ttl = minTtl
+        end
+        redis.call('SET', KEYS[i], string.format('%d', now + ahead), 'PX', math.ceil(ttl / 1000))
+      end
+    end
+  else
+    for j = 1, n do
+      local r = 5 * j - 2
+      if reply[r] == 1 then
+        local base = 7 * (first + j - 1) - 4
+        local interval = tonumber(ARGV[base + 1])
+        local tolerance = tonumber(ARGV[base + 2]) * interval
+        local remainingNow = floor((tolerance - (tats[j] - now)) / interval)
+        if remainingNow < 0 then
+          remainingNow = 0
+        end
+        local nextAfter = 0
+        if tats[j] > now then
+          nextAfter = tats[j] - now - tolerance + (remainingNow + 1) * interval
+        end
+        reply[r + 1], reply[r + 2], reply[r + 4] = remainingNow, tats[j] - now, nextAfter
+      end
+    end
+  end
+  replies[q] = reply
+  first = first + n
+end
+
+if batched then
+  return replies
 end
 return reply

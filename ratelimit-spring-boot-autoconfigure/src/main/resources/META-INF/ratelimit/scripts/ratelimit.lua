@@ -21,6 +21,11 @@ ARGV[3 + 7(i-1) .. 9 + 7(i-1)], per check i:
           maxWait     microseconds the check accepts to wait for a reserved slot (0: deny at once; token bucket,
                       leaky bucket and GCRA only)
 
+ARGV[3 + 7N + q - 1]  (a batch only, N = #KEYS) the number of checks of request q, negative for a peek: the call
+          then decides several requests, each made of the next checks, one after the other in that order, at the one
+          time of the call, each all-or-nothing on its own exactly as a call of its own would; it replies a list of
+          their replies. ARGV[2] is then ''.
+
 Evaluate: phase 1 computes every check without writing; the request is allowed when every check with shadow = 0
 allows it. Phase 2 writes only then, and only the checks that allowed (cost > 0). A denied request writes nothing;
 the checks that would have allowed it report their state as if inspected with cost 0. The first write is always
@@ -572,83 +577,103 @@ if ARGV[2] ~= '' and not peek then
   return reply
 end
 
-local reply = { 1, now }
-local values, ttls = {}, {}
-local verdict = 1
-local delay = 0
-for i = 1, n do
-  local base = 3 + 7 * (i - 1)
-  local ok, remaining, reset, retry, value, ttl, nextAfter = compute(i, tonumber(ARGV[base + 4]))
-  local r = 2 + 5 * (i - 1)
-  reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
-  values[i], ttls[i] = value, ttl
-  if ok == 0 and ARGV[base + 5] == '0' then
-    if retry > 0 and retry <= tonumber(ARGV[base + 6]) then
-      delay = max(delay, retry)
-    else
-      verdict = 0
-    end
-  end
-end
-reply[1] = verdict
-
--- A reservation: the checks of the reservable algorithms are decided at the time the request proceeds.
-if verdict == 1 and delay > 0 then
-  local arrival = now
-  now = arrival + delay
-  for i = 1, n do
+-- Evaluates (or peeks at) the request made of checks first .. first + n - 1 of the call; returns its reply.
+local function decide(first, n, peek)
+  local reply = { 1, now }
+  local values, ttls = {}, {}
+  local verdict = 1
+  local delay = 0
+  for j = 1, n do
+    local i = first + j - 1
     local base = 3 + 7 * (i - 1)
-    local r = 2 + 5 * (i - 1)
-    local algorithm = ARGV[base]
-    if algorithm == '4' or algorithm == '5' or algorithm == '6' then
-      local ok, remaining, reset, retry, value, ttl, nextAfter = compute(i, tonumber(ARGV[base + 4]))
-      reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
-      values[i] = value
-      if ttl then ttls[i] = ttl + delay end
-    else
-      reply[r + 3] = max(0, reply[r + 3] - delay)
-      reply[r + 5] = max(0, reply[r + 5] - delay)
-    end
-  end
-  now = arrival
-end
-
-for i = 1, n do
-  local r = 2 + 5 * (i - 1)
-  if reply[r + 1] == 1 then
-    local base = 3 + 7 * (i - 1)
-    local cost = tonumber(ARGV[base + 4])
-    if verdict == 0 then
-      local _, remaining, reset, _, _, _, nextAfter = compute(i, 0)
-      reply[r + 2], reply[r + 3], reply[r + 5] = remaining, reset, nextAfter
-    elseif cost > 0 and not peek then
-      if ARGV[base] == '2' then
-        addLogEntries(KEYS[i], tonumber(ARGV[base + 1]), values[i], cost, ttls[i])
-      elseif ARGV[base] == '7' then
-        addLease(KEYS[i], tonumber(ARGV[base + 1]), ARGV[base + 3], cost)
-      elseif ARGV[base] == '8' then
-        if values[i] == 1 then
-          addDistinct(KEYS[i], tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]), ARGV[base + 3], ttls[i])
-        end
+    local ok, remaining, reset, retry, value, ttl, nextAfter = compute(i, tonumber(ARGV[base + 4]))
+    local r = 2 + 5 * (j - 1)
+    reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
+    values[j], ttls[j] = value, ttl
+    if ok == 0 and ARGV[base + 5] == '0' then
+      if retry > 0 and retry <= tonumber(ARGV[base + 6]) then
+        delay = max(delay, retry)
       else
-        call('SET', KEYS[i], type(values[i]) == 'number' and int(values[i]) or values[i], 'PX', px(ttls[i]))
+        verdict = 0
       end
     end
   end
-end
-for i = 1, n do
-  local base = 3 + 7 * (i - 1)
-  local reclaimed = 0
-  if verdict == 1 and (ARGV[base] == '7' or ARGV[base] == '8') and reply[3 + 5 * (i - 1)] == 1
-      and ARGV[base + 4] ~= '0' then
-    reclaimed = values[i]
+  reply[1] = verdict
+
+  -- A reservation: the checks of the reservable algorithms are decided at the time the request proceeds.
+  if verdict == 1 and delay > 0 then
+    local arrival = now
+    now = arrival + delay
+    for j = 1, n do
+      local i = first + j - 1
+      local base = 3 + 7 * (i - 1)
+      local r = 2 + 5 * (j - 1)
+      local algorithm = ARGV[base]
+      if algorithm == '4' or algorithm == '5' or algorithm == '6' then
+        local ok, remaining, reset, retry, value, ttl, nextAfter = compute(i, tonumber(ARGV[base + 4]))
+        reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
+        values[j] = value
+        if ttl then ttls[j] = ttl + delay end
+      else
+        reply[r + 3] = max(0, reply[r + 3] - delay)
+        reply[r + 5] = max(0, reply[r + 5] - delay)
+      end
+    end
+    now = arrival
   end
-  reply[2 + 5 * n + i] = reclaimed
+
+  for j = 1, n do
+    local i = first + j - 1
+    local r = 2 + 5 * (j - 1)
+    if reply[r + 1] == 1 then
+      local base = 3 + 7 * (i - 1)
+      local cost = tonumber(ARGV[base + 4])
+      if verdict == 0 then
+        local _, remaining, reset, _, _, _, nextAfter = compute(i, 0)
+        reply[r + 2], reply[r + 3], reply[r + 5] = remaining, reset, nextAfter
+      elseif cost > 0 and not peek then
+        if ARGV[base] == '2' then
+          addLogEntries(KEYS[i], tonumber(ARGV[base + 1]), values[j], cost, ttls[j])
+        elseif ARGV[base] == '7' then
+          addLease(KEYS[i], tonumber(ARGV[base + 1]), ARGV[base + 3], cost)
+        elseif ARGV[base] == '8' then
+          if values[j] == 1 then
+            addDistinct(KEYS[i], tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]), ARGV[base + 3], ttls[j])
+          end
+        else
+          call('SET', KEYS[i], type(values[j]) == 'number' and int(values[j]) or values[j], 'PX', px(ttls[j]))
+        end
+      end
+    end
+  end
+  for j = 1, n do
+    local base = 3 + 7 * (first + j - 2)
+    local reclaimed = 0
+    if verdict == 1 and (ARGV[base] == '7' or ARGV[base] == '8') and reply[3 + 5 * (j - 1)] == 1
+        and ARGV[base + 4] ~= '0' then
+      reclaimed = values[j]
+    end
+    reply[2 + 5 * n + j] = reclaimed
+  end
+  -- after the 5 values per check and the reclaimed (or added) value per check
+  if verdict == 1 then
+    reply[3 + 6 * n] = delay
+  else
+    reply[3 + 6 * n] = 0
+  end
+  return reply
 end
--- after the 5 values per check and the reclaimed (or added) value per check
-if verdict == 1 then
-  reply[3 + 6 * n] = delay
-else
-  reply[3 + 6 * n] = 0
+
+-- A batch: after the checks' arguments, one per request, its number of checks (negative: a peek). The requests are
+-- decided one after the other, in that order, at the one time of the call.
+if #ARGV > 2 + 7 * n then
+  local replies = {}
+  local first = 1
+  for q = 1, #ARGV - 2 - 7 * n do
+    local size = tonumber(ARGV[2 + 7 * n + q])
+    replies[q] = decide(first, (size < 0) and -size or size, size < 0)
+    first = first + ((size < 0) and -size or size)
+  end
+  return replies
 end
-return reply
+return decide(1, n, peek)

@@ -8,6 +8,7 @@ import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.redis.RedisBatching;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.ResilientRateLimiterBuilder;
@@ -133,6 +134,28 @@ class RateLimitRedisAutoConfigurationTests {
 			.withUserConfiguration(StoreCustomizers.class)
 			.run((context) -> assertThat(context.getBean(RedisRateLimitStore.class)).extracting("commandTimeout")
 				.isEqualTo(Duration.ofMillis(900)));
+	}
+
+	@Test
+	void theStoreBatchesAsTheBatchPropertiesSay() {
+		this.runner.run((context) -> assertThat(context.getBean(RedisRateLimitStore.class)).extracting("batching")
+			.isEqualTo(RedisBatching.DEFAULT));
+		this.runner
+			.withPropertyValues("ratelimit.redis.batch.lanes=3", "ratelimit.redis.batch.max-requests=16",
+					"ratelimit.redis.batch.max-checks=40")
+			.run((context) -> assertThat(context.getBean(RedisRateLimitStore.class)).extracting("batching")
+				.isEqualTo(new RedisBatching(true, 3, 16, 40)));
+		this.runner.withPropertyValues("ratelimit.redis.batch.enabled=false")
+			.run((context) -> assertThat(context.getBean(RedisRateLimitStore.class)).extracting("batching")
+				.isEqualTo(RedisBatching.OFF));
+	}
+
+	@Test
+	void aBatchLimitBelowOneFailsStartUpNamingIt() {
+		this.runner.withPropertyValues("ratelimit.redis.batch.max-requests=0").run((context) -> {
+			FailureAnalysis analysis = new InvalidRateLimitRuleFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("'ratelimit.redis.batch.max-requests'");
+		});
 	}
 
 	@Test

@@ -54,7 +54,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * Operations per algorithm: system property {@code ratelimit.differential.operations} (default 100,000); the seed:
  * {@code ratelimit.differential.seed} (default: random, printed on failure). Requests are pipelined in batches on one
- * connection, which Redis executes in order.
+ * connection, which Redis executes in order; the store batches them naturally (its default, decision 73), so
+ * requests of one time share script calls, and releases, renewals and refunds wait behind them in order.
  */
 @RedisStandaloneTest
 class LuaDifferentialIntegrationTests {
@@ -263,18 +264,7 @@ class LuaDifferentialIntegrationTests {
 					seen.merge("cancelled", 1, Integer::sum);
 					continue;
 				}
-				List<RateLimitCheck> request = new ArrayList<>();
-				List<Integer> used = new ArrayList<>();
-				for (int checks = 1 + random.nextInt(3); request.size() < checks;) {
-					int index = random.nextInt(policies.size());
-					if (!used.contains(index)) {
-						used.add(index);
-						RateLimitPolicy policy = policies.get(index);
-						// a distinct check presents a value, and (like the windows) never waits
-						request.add(randomCheck(random, policy, "s" + random.nextInt(2), random.nextInt(8) == 0)
-							.withMaxWait(randomMaxWait(random, policy)));
-					}
-				}
+				List<RateLimitCheck> request = randomWaitingRequest(random, policies);
 				boolean peek = random.nextInt(100) < PEEKS;
 				described.add(operation + (peek ? ", peek: " : ": ") + request);
 				List<Decision> decisions = peek ? reference.peek(request) : reference.evaluate(request);
@@ -303,6 +293,26 @@ class LuaDifferentialIntegrationTests {
 		}
 		assertThat(seen).as("seed %d", seed)
 			.containsKeys("reserved alone", "reserved with other checks", "denied with a wait allowed", "cancelled");
+	}
+
+	/**
+	 * Returns one to three checks of distinct policies, among two subjects, some shadows, some (of the algorithms that
+	 * can reserve) accepting a wait.
+	 */
+	static List<RateLimitCheck> randomWaitingRequest(SplittableRandom random, List<RateLimitPolicy> policies) {
+		List<RateLimitCheck> request = new ArrayList<>();
+		List<Integer> used = new ArrayList<>();
+		for (int checks = 1 + random.nextInt(3); request.size() < checks;) {
+			int index = random.nextInt(policies.size());
+			if (!used.contains(index)) {
+				used.add(index);
+				RateLimitPolicy policy = policies.get(index);
+				// a distinct check presents a value, and (like the windows) never waits
+				request.add(randomCheck(random, policy, "s" + random.nextInt(2), random.nextInt(8) == 0)
+					.withMaxWait(randomMaxWait(random, policy)));
+			}
+		}
+		return request;
 	}
 
 	/** Returns no wait for half of the checks that can reserve (and all others), else up to two periods. */
@@ -576,7 +586,7 @@ class LuaDifferentialIntegrationTests {
 		}
 	}
 
-	private static long seed() {
+	static long seed() {
 		String configured = System.getProperty("ratelimit.differential.seed");
 		return (configured != null) ? Long.parseLong(configured) : new SplittableRandom().nextLong();
 	}
@@ -585,7 +595,7 @@ class LuaDifferentialIntegrationTests {
 	 * Mostly short steps, sometimes none (a burst in one microsecond), sometimes an idle gap of minutes to days, and
 	 * sometimes the clock stepping back: by up to 200 ms, up to 20 s (an NTP step), rarely up to two hours.
 	 */
-	private static long randomStep(SplittableRandom random) {
+	static long randomStep(SplittableRandom random) {
 		int kind = random.nextInt(1000);
 		if (kind < 200) {
 			return 0;
@@ -612,7 +622,7 @@ class LuaDifferentialIntegrationTests {
 	 * Returns a check of a random cost; a distinct check presents a value from a pool somewhat larger than its limit,
 	 * so that values repeat and limits are reached, for exact sets and HyperLogLogs alike.
 	 */
-	private static RateLimitCheck randomCheck(SplittableRandom random, RateLimitPolicy policy, String subject,
+	static RateLimitCheck randomCheck(SplittableRandom random, RateLimitPolicy policy, String subject,
 			boolean shadow) {
 		long cost = RandomCosts.of(random, policy);
 		if (policy.algorithm() != Algorithm.DISTINCT) {
@@ -623,7 +633,7 @@ class LuaDifferentialIntegrationTests {
 				Distinct.token("v" + random.nextLong(pool)));
 	}
 
-	private static RateLimitPolicy randomPolicy(SplittableRandom random, Algorithm algorithm, String name) {
+	static RateLimitPolicy randomPolicy(SplittableRandom random, Algorithm algorithm, String name) {
 		long[] periods = { 1_000, 7_777, 100_000, 1_000_000, 3_000_000, 60_000_000, 3_600_000_000L };
 		long periodMicros = periods[random.nextInt(periods.length)];
 		long limit = random.nextLong(1, 40);

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * 64 threads over two separate Redis connections hammer one key: an exact algorithm admits exactly its limit, never
- * one more. Time is held still (explicit {@code now}) so that nothing refills during the race.
+ * one more, with the store's natural batching on (requests decided several to a script call). Time is held still (explicit {@code now}) so that nothing refills during the race.
  */
 @RedisStandaloneTest
 class RedisConcurrencyIntegrationTests {
@@ -58,9 +58,12 @@ class RedisConcurrencyIntegrationTests {
 	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
 	void manyClientsOnOneKeyAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
 		MutableClock clock = MutableClock.atRealisticEpoch();
-		RateLimitStore one = new RedisRateLimitStore(first, "rl-race", Duration.ofSeconds(10), clock::micros);
-		RateLimitStore two = new RedisRateLimitStore(second, "rl-race", Duration.ofSeconds(10), clock::micros);
+		RedisRateLimitStore one = new RedisRateLimitStore(first, "rl-race", Duration.ofSeconds(10), clock::micros);
+		RedisRateLimitStore two = new RedisRateLimitStore(second, "rl-race", Duration.ofSeconds(10), clock::micros);
 		assertThat(race(algorithm, one, two)).isEqualTo(LIMIT);
+		// batching is on (the default): 32 threads per store on 2 lanes, so requests shared script calls
+		long[] batches = one.batchStatistics();
+		assertThat(batches[1]).as("decisions carried by %d script calls", batches[0]).isGreaterThan(batches[0]);
 	}
 
 	@ParameterizedTest

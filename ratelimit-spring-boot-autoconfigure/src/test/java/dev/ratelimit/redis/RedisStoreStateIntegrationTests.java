@@ -1,5 +1,6 @@
 package dev.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -7,6 +8,7 @@ import java.util.UUID;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Lease;
+import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.test.redis.LettuceFactories;
@@ -83,6 +85,34 @@ class RedisStoreStateIntegrationTests {
 		assertThat(redis.dump(key)).isEqualTo(before);
 		long ttlAfter = redis.pttl(key);
 		assertThat(ttlAfter).as("TTL not rewritten").isLessThanOrEqualTo(ttlBefore).isGreaterThan(ttlBefore - 1_000);
+	}
+
+	/**
+	 * All-or-nothing inside one batch: a request denied by its second check leaves the first check's state byte for
+	 * byte as the admitted request before it in the same call left it (a twin subject, decided alone at the same time,
+	 * shows what that is), and a peek after it in the same call sees that state.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, mode = Mode.EXCLUDE, names = "DISTINCT")
+	void requestDeniedInsideABatchLeavesTheStateOfTheRequestBeforeItByteForByte(Algorithm algorithm) {
+		RateLimitPolicy first = RateLimitPolicy.of("first", algorithm, 10, Duration.ofMinutes(10));
+		RateLimitPolicy second = RateLimitPolicy.of("second", Algorithm.GCRA, 1, Duration.ofMinutes(10));
+		long now = Long.parseLong(new String(redis.time().get(0), StandardCharsets.US_ASCII)) * 1_000_000;
+		List<RateLimitCheck> twin = List.of(RateLimitCheck.of(first, "twin", 2), RateLimitCheck.of(second, "twin"));
+		List<RateLimitCheck> request = List.of(RateLimitCheck.of(first, "user", 2), RateLimitCheck.of(second, "user"));
+		List<RateLimitCheck> peek = List.of(RateLimitCheck.of(first, "user", 2));
+		IssuedCommands commands = new IssuedCommands(connection.async(), false);
+		new Batches(commands, this.store, new LeaseIds("t")).run(List.of(twin), List.of(false), now);
+
+		List<RateLimitScript.Reply> replies = new Batches(commands, this.store, new LeaseIds("t"))
+			.run(List.of(request, request, peek), List.of(false, false, true), now);
+
+		assertThat(replies.get(0).allowed()).isTrue();
+		assertThat(replies.get(1).allowed()).isFalse();
+		assertThat(replies.get(1).decisions().get(1).allowed()).isFalse();
+		assertThat(replies.get(2).decisions().get(0).remaining()).as("after two units, then two more").isEqualTo(6);
+		assertThat(redis.dump(key(first, "user"))).isNotNull().isEqualTo(redis.dump(key(first, "twin")));
+		assertThat(redis.dump(key(second, "user"))).isNotNull().isEqualTo(redis.dump(key(second, "twin")));
 	}
 
 	@ParameterizedTest

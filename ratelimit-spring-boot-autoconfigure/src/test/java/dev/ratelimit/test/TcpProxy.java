@@ -10,9 +10,13 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
 
 import static org.awaitility.Awaitility.await;
 
@@ -40,6 +44,12 @@ public final class TcpProxy implements AutoCloseable {
 
 	private volatile boolean partitioned;
 
+	/** While set, every reply chunk waits for it to open. */
+	private volatile @Nullable CountDownLatch replyGate;
+
+	/** The number of reply chunks waiting at the gate. */
+	private final AtomicInteger heldReplies = new AtomicInteger();
+
 	/** Guards forwarding a request against a partition beginning meanwhile. */
 	private final Object requests = new Object();
 
@@ -60,6 +70,32 @@ public final class TcpProxy implements AutoCloseable {
 	/** Delays every reply chunk from the target by this long (0 to forward at once). */
 	public void setReplyDelayMillis(long millis) {
 		this.replyDelayMillis = millis;
+	}
+
+	/**
+	 * Holds back every reply from now on (a chunk already held goes through) until {@link #releaseReplies()} or the
+	 * next call of this method: a call stays in flight exactly as long as the test wants.
+	 */
+	public void holdReplies() {
+		CountDownLatch previous = this.replyGate;
+		this.replyGate = new CountDownLatch(1);
+		if (previous != null) {
+			previous.countDown();
+		}
+	}
+
+	/** Returns whether a reply chunk is being held back. */
+	public boolean holdsAReply() {
+		return this.heldReplies.get() > 0;
+	}
+
+	/** Forwards the replies held back, and those to come, at once. */
+	public void releaseReplies() {
+		CountDownLatch previous = this.replyGate;
+		this.replyGate = null;
+		if (previous != null) {
+			previous.countDown();
+		}
 	}
 
 	/**
@@ -115,6 +151,16 @@ public final class TcpProxy implements AutoCloseable {
 				long delay = this.replyDelayMillis;
 				if (replies && delay > 0) {
 					TimeUnit.MILLISECONDS.sleep(delay);
+				}
+				CountDownLatch gate = this.replyGate;
+				if (replies && gate != null) {
+					this.heldReplies.incrementAndGet();
+					try {
+						gate.await();
+					}
+					finally {
+						this.heldReplies.decrementAndGet();
+					}
 				}
 				if (replies) {
 					out.write(buffer, 0, read);

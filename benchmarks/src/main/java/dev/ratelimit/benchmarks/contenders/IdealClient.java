@@ -2,8 +2,10 @@ package dev.ratelimit.benchmarks.contenders;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -13,7 +15,13 @@ import io.lettuce.core.codec.ByteArrayCodec;
  * The ceiling for any limiter that decides a request in one round trip from the JVM: one {@code EVALSHA} of the
  * benchmark's minimal GCRA script ({@code benchmarks/gcra-minimal.lua}) on one shared Lettuce connection, with keys
  * and arguments encoded in advance and a bare 1/0 reply. It computes nothing a real limiter reports (remaining,
- * retry-after), so a real limiter can at best match it.
+ * retry-after), so a real limiter can at best match it one call per decision.
+ * <p>
+ * 64 threads on one auto-flushing connection already pipeline: their commands share the connection without waiting
+ * for each other's replies. The explicitly pipelined variant ({@code ideal-pipelined}) switches auto-flush off: each
+ * request is written unflushed, and the first thread that finds no flush under way flushes for all that wrote
+ * meanwhile, so that many commands leave in one write. Both still make one script call per decision: what natural
+ * batching adds beyond pipelining is what separates this project's batched limiter from them.
  */
 public final class IdealClient implements Contender {
 
@@ -23,16 +31,38 @@ public final class IdealClient implements Contender {
 
 	private final String sha;
 
+	private final boolean pipelined;
+
+	/** Commands written but not flushed yet, when pipelining explicitly. */
+	private final AtomicInteger unflushed = new AtomicInteger();
+
 	public IdealClient(RedisClient client) {
+		this(client, false);
+	}
+
+	/**
+	 * @param client the Redis client
+	 * @param pipelined whether to switch auto-flush off and flush explicitly, many commands at once
+	 */
+	public IdealClient(RedisClient client, boolean pipelined) {
+		this.pipelined = pipelined;
 		this.connection = client.connect(ByteArrayCodec.INSTANCE);
 		this.commands = this.connection.async();
 		this.sha = Blocking.await(this.commands.scriptLoad(Scripts.load(Scripts.MINIMAL_GCRA)));
+		this.connection.setAutoFlushCommands(!pipelined);
 	}
 
 	@Override
 	public Description description() {
+		if (this.pipelined) {
+			return new Description("ideal-pipelined", "ideal client, explicit pipelining (minimal GCRA script)",
+					"ideal pipelined", Role.PEER, "Lettuce, one shared connection, auto-flush off: the first thread "
+							+ "that finds no flush under way flushes every command written meanwhile; keys and "
+							+ "arguments encoded in advance; reply 1/0 only");
+		}
 		return new Description("ideal", "ideal client (minimal GCRA script)", "ideal client", Role.PEER,
-				"Lettuce, one shared connection; keys and arguments encoded in advance; reply 1/0 only");
+				"Lettuce, one shared auto-flushing connection (the threads' commands pipeline on it); keys and "
+						+ "arguments encoded in advance; reply 1/0 only");
 	}
 
 	@Override
@@ -56,10 +86,29 @@ public final class IdealClient implements Contender {
 		byte[] interval = ascii(rule.intervalMicros());
 		byte[] burst = ascii(rule.perSecond());
 		return (subject) -> {
-			Long admitted = Blocking.await(this.commands.<Long>evalsha(this.sha, ScriptOutputType.INTEGER, keys[subject],
-					interval, burst));
-			return admitted == 1L;
+			RedisFuture<Long> reply = this.commands.<Long>evalsha(this.sha, ScriptOutputType.INTEGER, keys[subject],
+					interval, burst);
+			if (this.pipelined) {
+				flush();
+			}
+			return Blocking.await(reply) == 1L;
 		};
+	}
+
+	/**
+	 * Flushes what was written, unless a flush is under way: the thread running it flushes again until no command
+	 * written meanwhile is left behind.
+	 */
+	private void flush() {
+		if (this.unflushed.getAndIncrement() > 0) {
+			return;
+		}
+		int flushed;
+		do {
+			flushed = this.unflushed.get();
+			this.connection.flushCommands();
+		}
+		while (!this.unflushed.compareAndSet(flushed, 0));
 	}
 
 	static byte[] ascii(long value) {

@@ -5,10 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.redis.RedisBatching;
 import dev.ratelimit.redis.RedisRateLimitStore;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -27,25 +29,43 @@ public final class OurContender implements Contender {
 
 	private final RateLimiter limiter;
 
-	public OurContender(String host, int port) {
+	private final RedisBatching batching;
+
+	/**
+	 * @param host Redis's host
+	 * @param port Redis's port
+	 * @param batching the store's batching: {@link RedisBatching#DEFAULT} (the limiter as configured by default) or
+	 * {@link RedisBatching#OFF} (one script call per decision, as before issue 14)
+	 */
+	public OurContender(String host, int port, RedisBatching batching) {
+		this.batching = batching;
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(this.connectionFactory, "rl", Blocking.TIMEOUT));
+		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(this.connectionFactory, "rl", Blocking.TIMEOUT,
+				null, LeaseIds.random(), batching));
 	}
 
 	@Override
 	public Description description() {
+		String setUp = "`StoreRateLimiter` over `RedisRateLimitStore` on a default `LettuceConnectionFactory` (one "
+				+ "shared connection); checks built from the subject per request; full `Verdict`";
+		if (!this.batching.enabled()) {
+			return new Description("ours-unbatched", "ratelimit (this project), batching off", "ours unbatched",
+					Role.DIAGNOSTIC, setUp + "; `ratelimit.redis.batch.enabled=false`: one script call per decision");
+		}
 		return new Description("ours", "ratelimit (this project)", "ours", Role.THIS_PROJECT,
-				"`StoreRateLimiter` over `RedisRateLimitStore` on a default `LettuceConnectionFactory` (one shared "
-						+ "connection); checks built from the subject per request; full `Verdict`");
+				setUp + "; natural batching (the default: " + this.batching.lanes() + " lanes, up to "
+						+ this.batching.maxRequests() + " requests per call)");
 	}
 
 	@Override
 	public String method(int rules) {
 		String script = Scripts.fileName(Scripts.ourGcraScript());
-		return (rules == 1) ? "1 EVALSHA of " + script
+		String one = (rules == 1) ? "1 EVALSHA of " + script
 				: "1 EVALSHA of " + script + " with " + rules + " checks (all or nothing)";
+		return this.batching.enabled() ? one + ", shared with the requests waiting meanwhile (natural batching)"
+				: one;
 	}
 
 	@Override

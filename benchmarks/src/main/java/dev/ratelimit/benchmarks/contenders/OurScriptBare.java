@@ -59,17 +59,19 @@ public final class OurScriptBare implements Contender {
 				keys[s][r] = ("bare:{" + rules.get(r).name() + ":" + subjects[s] + "}").getBytes(StandardCharsets.UTF_8);
 			}
 		}
-		byte[][] args = new byte[2 + 6 * rules.size()][];
+		// 7 arguments per check (decision 68): algorithm, interval, capacity, 0, cost, shadow, maxWait
+		byte[][] args = new byte[2 + 7 * rules.size()][];
 		args[0] = EMPTY;
 		args[1] = EMPTY;
 		for (int r = 0; r < rules.size(); r++) {
-			int base = 2 + 6 * r;
+			int base = 2 + 7 * r;
 			args[base] = IdealClient.ascii(6);
 			args[base + 1] = IdealClient.ascii(rules.get(r).intervalMicros());
 			args[base + 2] = IdealClient.ascii(rules.get(r).perSecond());
 			args[base + 3] = IdealClient.ascii(0);
 			args[base + 4] = IdealClient.ascii(1);
 			args[base + 5] = IdealClient.ascii(0);
+			args[base + 6] = IdealClient.ascii(0);
 		}
 		return (subject) -> {
 			List<Long> reply = Blocking.await(

@@ -24,7 +24,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatusCode;
@@ -236,11 +235,19 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	/** Gives back what the verdict of a request that will not proceed holds: its reservation and its leases. */
 	private void abandon(Verdict verdict) {
 		if (!verdict.delay().isZero()) {
-			// the limiter's cancel may block: off the event loop
-			Mono.fromRunnable(() -> this.limiter.cancel(verdict))
-				.subscribeOn(Schedulers.boundedElastic())
-				.subscribe(null, (ex) -> logger.warn("Could not cancel the reservation of a request that stopped"
-						+ " waiting; its slot stays taken", ex));
+			CompletableFuture<Void> cancelled;
+			try {
+				cancelled = this.limiter.cancelAsync(verdict);
+			}
+			catch (RuntimeException ex) {
+				cancelled = CompletableFuture.failedFuture(ex);
+			}
+			cancelled.whenComplete((done, ex) -> {
+				if (ex != null) {
+					logger.warn("Could not cancel the reservation of a request that stopped waiting; its slot stays"
+							+ " taken", ex);
+				}
+			});
 		}
 		List<Lease> leases = verdict.leases();
 		if (!leases.isEmpty()) {

@@ -1,6 +1,7 @@
 package dev.ratelimit.web;
 
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -84,7 +85,8 @@ abstract class RateLimitFieldsConformance {
 	 * @return the response
 	 */
 	protected HttpResponse<String> get(String path, Map<String, String> headers) {
-		return new TestHttp(this.port).get(path, headers);
+		// a request that hangs fails as such, naming itself, instead of stalling the case
+		return new TestHttp(this.port).get(path, headers, Duration.ofSeconds(20));
 	}
 
 	@ParameterizedTest

@@ -18,12 +18,14 @@ import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMatcher;
 import dev.ratelimit.rule.RulePhase;
+import dev.ratelimit.web.AdmissionSteps;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.WaitingRoom;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatusCode;
@@ -142,7 +144,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return chain.filter(exchange);
 		}
 		ServerRateLimitRequest view = new ServerRateLimitRequest(exchange, this.clientIp, this.routes);
-		AdaptiveAdmission admission = admit(view);
+		AdaptiveAdmission admission = AdmissionSteps.admit(this.adaptiveLimits, view, this.phase, logger);
 		if (admission != null && admission.denial() != null) {
 			// denied before any rate rule is evaluated, so it consumes no quota
 			return this.rejectionHandler.rejectOverloaded(exchange, admission.denial());
@@ -194,7 +196,10 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return Mono.fromFuture(decided, true).doOnCancel(() -> decided.thenAccept((verdict) -> {
 				places.leave();
 				abandon(verdict);
-			}));
+			}))
+				// the verdict completes on the store client's I/O thread (Lettuce's event loop): the request goes on
+				// elsewhere, so that handlers never delay the replies of other requests' store calls
+				.publishOn(Schedulers.parallel());
 		}).onErrorResume((ex) -> {
 			// the limiter must never turn a request into a 500 (a failing store or resolver): admit it, loudly
 			logger.error("Rate limiting failed; the request is admitted unchecked", ex);
@@ -205,7 +210,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	private Mono<Void> handle(ServerWebExchange exchange, WebFilterChain chain, Verdict verdict,
 			@Nullable AdaptiveAdmission admission, WaitingRoom.Places places) {
 		Verdict merged = recordVerdict(exchange, verdict);
-		logShadowDenials(exchange, verdict);
+		AdmissionSteps.logShadowDenials(logger, verdict, exchange.getRequest().getMethod().name(),
+				exchange.getRequest().getPath().value());
 		exchange.getResponse().getHeaders().putAll(this.headers.of(merged));
 		if (!verdict.allowed()) {
 			places.leave();
@@ -258,7 +264,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	/** Lets an admitted request proceed, followed to its end by whoever needs to know. */
 	private Mono<Void> proceed(ServerWebExchange exchange, WebFilterChain chain, @Nullable Verdict verdict,
 			@Nullable AdaptiveAdmission admission) {
-		boolean listened = verdict != null && wanted(verdict);
+		boolean listened = verdict != null && AdmissionSteps.wanted(this.admissionListener, verdict, logger);
 		if (admission == null && !listened) {
 			return chain.filter(exchange);
 		}
@@ -267,12 +273,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			completion.onEnd(admission::release);
 		}
 		if (listened) {
-			try {
-				this.admissionListener.onAdmitted(verdict, completion);
-			}
-			catch (RuntimeException ex) {
-				logger.error("An admission listener failed; the request proceeds", ex);
-			}
+			AdmissionSteps.admitted(this.admissionListener, verdict, completion, logger);
 		}
 		return chain.filter(exchange)
 			.doOnSuccess((done) -> completion.end(Outcome.COMPLETED, status(exchange), null))
@@ -289,40 +290,6 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	private @Nullable RateLimitRule rule(String name) {
 		return this.rules.get(name).orElse(null);
-	}
-
-	/** Returns whether an admission listener needs to follow the request; a failing one does not fail it. */
-	private boolean wanted(Verdict verdict) {
-		try {
-			return this.admissionListener.wants(verdict);
-		}
-		catch (RuntimeException ex) {
-			logger.error("An admission listener failed; the request proceeds", ex);
-			return false;
-		}
-	}
-
-	/** Returns the places the request took under adaptive limits, or {@code null} when none applies. */
-	private @Nullable AdaptiveAdmission admit(ServerRateLimitRequest request) {
-		try {
-			return this.adaptiveLimits.admit(request, this.phase);
-		}
-		catch (RuntimeException ex) {
-			logger.error("Adaptive concurrency limiting failed; the request is admitted unchecked", ex);
-			return null;
-		}
-	}
-
-	private static void logShadowDenials(ServerWebExchange exchange, Verdict verdict) {
-		if (!logger.isInfoEnabled()) {
-			return;
-		}
-		for (int i = 0; i < verdict.checks().size(); i++) {
-			if (verdict.checks().get(i).shadow() && !verdict.decisions().get(i).allowed()) {
-				logger.info("Shadow rate limit '" + verdict.checks().get(i).policy().name() + "' would have denied "
-						+ exchange.getRequest().getMethod().name() + " " + exchange.getRequest().getPath().value());
-			}
-		}
 	}
 
 }

@@ -1,5 +1,6 @@
 package dev.ratelimit.web.reactive;
 
+import java.lang.management.ManagementFactory;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,7 +53,10 @@ class WebFluxBlockHoundIntegrationTests {
 
 	@BeforeAll
 	static void installBlockHound() {
+		// the integrations (Reactor's, Netty's) say which threads must not block: Reactor's schedulers, Reactor
+		// Netty's and Lettuce's event loops
 		BlockHound.builder()
+			.loadIntegrations()
 			.blockingMethodCallback((method) -> blockingCalls.add(method + " on " + Thread.currentThread().getName()
 					+ "\n" + stackTrace()))
 			.install();
@@ -95,7 +99,8 @@ class WebFluxBlockHoundIntegrationTests {
 				Thread.currentThread().interrupt();
 			}
 		}).subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(5));
-		assertThat(blockingCalls).as("BlockHound records what it finds").hasSize(1);
+		assertThat(blockingCalls).as("BlockHound records what it finds (JVM arguments %s)",
+				ManagementFactory.getRuntimeMXBean().getInputArguments()).hasSize(1);
 		assertThat(blockingCalls.get(0)).contains("sleep");
 		blockingCalls.clear();
 	}

@@ -2,6 +2,7 @@ package dev.ratelimit.web.reactive;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.ClientIp;
@@ -25,7 +26,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatusCode;
@@ -170,7 +170,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return proceed(exchange, chain, null, admission);
 		}
 		WaitingRoom.Places places = this.waitingRoom.enter(checks, this::rule);
-		return evaluate(places).flatMap((verdict) -> {
+		return evaluate(places, exchange).flatMap((verdict) -> {
 			if (verdict == NO_VERDICT) {
 				places.leave();
 				return proceed(exchange, chain, null, admission);
@@ -183,7 +183,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	private static final Verdict NO_VERDICT = new Verdict(List.of(), List.of());
 
 	/** Evaluates without blocking; a verdict that arrives after the client went away gives back what it holds. */
-	private Mono<Verdict> evaluate(WaitingRoom.Places places) {
+	private Mono<Verdict> evaluate(WaitingRoom.Places places, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
 			CompletableFuture<Verdict> evaluation;
 			try {
@@ -193,13 +193,17 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 				evaluation = CompletableFuture.failedFuture(ex);
 			}
 			CompletableFuture<Verdict> decided = evaluation;
-			return Mono.fromFuture(decided, true).doOnCancel(() -> decided.thenAccept((verdict) -> {
+			// the verdict completes on the store client's I/O thread (Lettuce's event loop): the request goes on on
+			// its own connection's event loop, so that handlers never delay the replies of other requests' store
+			// calls, and the server sees its response written where it reads the connection's next request
+			Executor connection = ConnectionEventLoop.of(exchange);
+			CompletableFuture<Verdict> continued = (connection != null)
+					? decided.whenCompleteAsync((verdict, ex) -> {
+					}, connection) : decided;
+			return Mono.fromFuture(continued, true).doOnCancel(() -> decided.thenAccept((verdict) -> {
 				places.leave();
 				abandon(verdict);
-			}))
-				// the verdict completes on the store client's I/O thread (Lettuce's event loop): the request goes on
-				// elsewhere, so that handlers never delay the replies of other requests' store calls
-				.publishOn(Schedulers.parallel());
+			}));
 		}).onErrorResume((ex) -> {
 			// the limiter must never turn a request into a 500 (a failing store or resolver): admit it, loudly
 			logger.error("Rate limiting failed; the request is admitted unchecked", ex);

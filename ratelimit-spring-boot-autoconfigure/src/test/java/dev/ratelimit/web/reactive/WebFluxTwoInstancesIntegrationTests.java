@@ -53,7 +53,7 @@ class WebFluxTwoInstancesIntegrationTests {
 				}
 				// a request that Redis did not answer within the timeout on a loaded machine is denied (503): it is
 				// decided by neither instance alone, and the others still share the three units
-				assertThat(answered).containsOnly(200, 429, 503);
+				assertThat(answered).isSubsetOf(200, 429, 503);
 				assertThat(answered.stream().filter((status) -> status == 200).count())
 					.as("rule 'wf-shared' admits 3 per minute across both instances").isEqualTo(3);
 			}

@@ -11,6 +11,7 @@
 #   concurrency               a concurrency rule (acquire + release: two round trips) against a rate rule; prints the
 #                             tables (options as for throughput, except --contenders)
 #   http                      the sample app with and without the limiter: added p50/p99; writes docs/benchmarks-http.md
+#   webflux                   a WebFlux application, a limited and an unlimited path: added p50/p99; prints the table
 # Options (throughput, all): --contenders=ours,ours-starter,ours-script,ideal,bucket4j,redisson,scg
 #   --warmup=2 --seconds=2 --rounds=5
 # JAVA_OPTS is passed to the JVM, e.g. JAVA_OPTS=-XX:StartFlightRecording=filename=/tmp/bench.jfr
@@ -31,6 +32,10 @@ run_java() {
 }
 if [ "$command" = "http" ]; then
   run_java dev.ratelimit.benchmarks.HttpOverhead docs
+  exit 0
+fi
+if [ "$command" = "webflux" ]; then
+  run_java dev.ratelimit.benchmarks.WebFluxOverhead
   exit 0
 fi
 run_java dev.ratelimit.benchmarks.Benchmarks "$@"

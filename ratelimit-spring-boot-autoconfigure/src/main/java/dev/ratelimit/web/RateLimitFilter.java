@@ -189,7 +189,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		}
 		request.setAttribute(seenAttributeName(), Boolean.TRUE);
 		ServletRateLimitRequest view = this.requests.of(request);
-		AdaptiveAdmission admission = admit(view);
+		AdaptiveAdmission admission = AdmissionSteps.admit(this.adaptiveLimits, view, this.phase, logger);
 		Verdict verdict = null;
 		if (admission != null && admission.denial() != null) {
 			// denied before any rate rule is evaluated, so it consumes no quota
@@ -214,7 +214,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			}
 			if (verdict != null) {
 				Verdict merged = recordVerdict(request, verdict);
-				logShadowDenials(request, verdict);
+				AdmissionSteps.logShadowDenials(logger, verdict, request.getMethod(), request.getRequestURI());
 				this.headersWriter.write(response, merged);
 				if (!verdict.allowed()) {
 					RequestCompletion.rejected(request);
@@ -250,19 +250,14 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	/** Lets an admitted request proceed, followed to its end by whoever needs to know. */
 	private void proceed(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
 			@Nullable Verdict verdict, @Nullable AdaptiveAdmission admission) throws IOException, ServletException {
-		boolean listened = verdict != null && wanted(verdict);
+		boolean listened = verdict != null && AdmissionSteps.wanted(this.admissionListener, verdict, logger);
 		if (admission != null || listened) {
 			Completion completion = RequestCompletion.of(request);
 			if (admission != null) {
 				completion.onEnd(admission::release);
 			}
 			if (listened) {
-				try {
-					this.admissionListener.onAdmitted(verdict, completion);
-				}
-				catch (RuntimeException ex) {
-					logger.error("An admission listener failed; the request proceeds", ex);
-				}
+				AdmissionSteps.admitted(this.admissionListener, verdict, completion, logger);
 			}
 		}
 		RequestCompletion.proceed(request, response, chain);
@@ -280,40 +275,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	/** Returns how many requests of a rule wait for their slot in this filter now. */
 	public int waiting(String rule) {
 		return this.waitingRoom.waiting(rule);
-	}
-
-	/** Returns whether an admission listener needs to follow the request; a failing one does not fail it. */
-	private boolean wanted(Verdict verdict) {
-		try {
-			return this.admissionListener.wants(verdict);
-		}
-		catch (RuntimeException ex) {
-			logger.error("An admission listener failed; the request proceeds", ex);
-			return false;
-		}
-	}
-
-	/** Returns the places the request took under adaptive limits, or {@code null} when none applies. */
-	private @Nullable AdaptiveAdmission admit(ServletRateLimitRequest request) {
-		try {
-			return this.adaptiveLimits.admit(request, this.phase);
-		}
-		catch (RuntimeException ex) {
-			logger.error("Adaptive concurrency limiting failed; the request is admitted unchecked", ex);
-			return null;
-		}
-	}
-
-	static void logShadowDenials(HttpServletRequest request, Verdict verdict) {
-		if (!logger.isInfoEnabled()) {
-			return;
-		}
-		for (int i = 0; i < verdict.checks().size(); i++) {
-			if (verdict.checks().get(i).shadow() && !verdict.decisions().get(i).allowed()) {
-				logger.info("Shadow rate limit '" + verdict.checks().get(i).policy().name() + "' would have denied "
-						+ request.getMethod() + " " + request.getRequestURI());
-			}
-		}
 	}
 
 }

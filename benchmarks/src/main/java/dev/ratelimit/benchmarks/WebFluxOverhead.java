@@ -1,0 +1,115 @@
+package dev.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
+
+import dev.ratelimit.test.redis.RedisServerProcess;
+import dev.ratelimit.web.ConformanceTestApplication;
+import org.HdrHistogram.Histogram;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * What the WebFlux filter adds to a request: one WebFlux application (the conformance suite's, on Reactor Netty, in
+ * this JVM) on a redis-server of its own, asked alternately for a path one rule limits (GCRA, keyed by IP, a limit
+ * never reached: every request is one store call) and a path no rule matches, over one keep-alive HTTP/1.1
+ * connection, one request at a time. Prints p50 and p99 of both and their difference.
+ * <p>
+ * The client shares the JVM and the machine with the server and Redis, so the absolute latencies are this machine's;
+ * the difference is what the filter and its Redis round trip add. Run by {@code benchmarks/run.sh webflux}; the
+ * number of measured requests is {@code -Dbench.requests} (default 20000, after as many for warm-up).
+ */
+public final class WebFluxOverhead {
+
+	private WebFluxOverhead() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		int requests = Integer.getInteger("bench.requests", 20_000);
+		try (RedisServerProcess redis = RedisServerProcess.start();
+				ConfigurableApplicationContext app = new SpringApplicationBuilder(ConformanceTestApplication.class)
+					.properties("spring.config.name=ratelimit-conformance-test", "server.port=0",
+							"spring.main.web-application-type=reactive",
+							// the gateway jar is on this class path for its script only: none of its auto-configuration
+							ConformanceTestApplication.EXCLUDE_REACTIVE_SECURITY + "," + gatewayAutoConfigurations(),
+							"spring.data.redis.url=" + redis.uri(),
+							"logging.level.root=WARN",
+							"ratelimit.rules.bench.match.paths=/cf/bench/limited",
+							"ratelimit.rules.bench.key=ip", "ratelimit.rules.bench.limit=1000000000",
+							"ratelimit.rules.bench.period=1h")
+					.run()) {
+			int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+			HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+			HttpRequest limited = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/cf/bench/limited"))
+				.timeout(Duration.ofSeconds(10))
+				.build();
+			HttpRequest open = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/cf/bench/open"))
+				.timeout(Duration.ofSeconds(10))
+				.build();
+			Histogram limitedLatency = new Histogram(60_000_000_000L, 3);
+			Histogram openLatency = new Histogram(60_000_000_000L, 3);
+			for (int i = 0; i < 2 * requests; i++) {
+				boolean measured = i >= requests;
+				long limitedNanos = send(client, limited);
+				long openNanos = send(client, open);
+				if (measured) {
+					limitedLatency.recordValue(limitedNanos);
+					openLatency.recordValue(openNanos);
+				}
+			}
+			System.out.printf("WebFlux filter, %d requests each, one connection, one at a time%n", requests);
+			System.out.printf("| path | p50 (µs) | p99 (µs) |%n| --- | --- | --- |%n");
+			row("no rule (`/cf/bench/open`)", openLatency);
+			row("one rule on Redis (`/cf/bench/limited`)", limitedLatency);
+			System.out.printf("| added by the filter | %.0f | %.0f |%n",
+					(limitedLatency.getValueAtPercentile(50) - openLatency.getValueAtPercentile(50)) / 1000.0,
+					(limitedLatency.getValueAtPercentile(99) - openLatency.getValueAtPercentile(99)) / 1000.0);
+		}
+	}
+
+	private static String gatewayAutoConfigurations() throws IOException {
+		List<String> names = new ArrayList<>();
+		Enumeration<URL> imports = WebFluxOverhead.class.getClassLoader()
+			.getResources("META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports");
+		while (imports.hasMoreElements()) {
+			URL url = imports.nextElement();
+			if (url.toString().contains("spring-cloud-gateway")) {
+				try (InputStream in = url.openStream()) {
+					new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+						.map(String::trim)
+						.filter((line) -> !line.isEmpty() && !line.startsWith("#"))
+						.forEach(names::add);
+				}
+			}
+		}
+		return String.join(",", names);
+	}
+
+	private static long send(HttpClient client, HttpRequest request) throws Exception {
+		long start = System.nanoTime();
+		HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());
+		long nanos = System.nanoTime() - start;
+		if (response.statusCode() != 200) {
+			throw new IllegalStateException(request.uri() + " answered " + response.statusCode());
+		}
+		return nanos;
+	}
+
+	private static void row(String name, Histogram latency) {
+		System.out.printf("| %s | %.0f | %.0f |%n", name, latency.getValueAtPercentile(50) / 1000.0,
+				latency.getValueAtPercentile(99) / 1000.0);
+	}
+
+}

@@ -1,0 +1,43 @@
+package dev.ratelimit.web.reactive;
+
+import java.util.concurrent.Executor;
+
+import org.jspecify.annotations.Nullable;
+import reactor.netty.Connection;
+
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * The event loop of the connection a request came on, on Reactor Netty: where the filter continues a request after
+ * its store call completed elsewhere.
+ */
+final class ConnectionEventLoop {
+
+	private static final boolean REACTOR_NETTY_PRESENT = ClassUtils.isPresent("reactor.netty.Connection",
+			ConnectionEventLoop.class.getClassLoader());
+
+	private ConnectionEventLoop() {
+	}
+
+	/**
+	 * Returns the event loop of the request's connection.
+	 * @param exchange the exchange
+	 * @return its event loop, or {@code null} on another server
+	 */
+	static @Nullable Executor of(ServerWebExchange exchange) {
+		return REACTOR_NETTY_PRESENT ? Netty.eventLoop(exchange) : null;
+	}
+
+	/** Reads Reactor Netty's connection; loaded only when Reactor Netty is present. */
+	private static final class Netty {
+
+		static @Nullable Executor eventLoop(ServerWebExchange exchange) {
+			Object request = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
+			return (request instanceof Connection connection) ? connection.channel().eventLoop() : null;
+		}
+
+	}
+
+}

@@ -7,6 +7,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.aop.CurrentRequest;
 import dev.ratelimit.aop.RateLimitedAspect;
 import dev.ratelimit.aop.RateLimitedMethodsValidator;
+import dev.ratelimit.aop.ReactiveCurrentRequest;
 import dev.ratelimit.aop.ServletCurrentRequest;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.web.RateLimitHeadersWriter;
@@ -41,10 +42,11 @@ public final class RateLimitAopAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitedAspect rateLimitedAspect(RateLimiter limiter, RateLimitRules rules,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<CurrentRequest> currentRequest,
+			ObjectProvider<ReactiveCurrentRequest> reactiveCurrentRequest,
 			ObjectProvider<AdmissionListener> admissionListeners,
 			ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits) {
 		return new RateLimitedAspect(limiter, rules, beanFactory, currentRequest.getIfAvailable(CurrentRequest::none),
-				AdmissionListener.composite(admissionListeners.orderedStream().toList()),
+				reactiveCurrentRequest.getIfAvailable(), AdmissionListener.composite(admissionListeners.orderedStream().toList()),
 				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none));
 	}
 

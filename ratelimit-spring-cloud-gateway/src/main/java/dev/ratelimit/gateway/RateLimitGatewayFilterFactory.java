@@ -1,0 +1,176 @@
+package dev.ratelimit.gateway;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.AdmissionListener;
+import dev.ratelimit.ClientIp;
+import dev.ratelimit.Completion;
+import dev.ratelimit.Completion.Outcome;
+import dev.ratelimit.LeaseRelease;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.RateLimitProblem;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+
+import org.springframework.cloud.gateway.filter.GatewayFilter;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
+import org.springframework.cloud.gateway.support.HasRouteId;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * The {@code RateLimit} route filter: applies named {@code ratelimit.*} rules to a gateway route as the starter's
+ * servlet filter applies them to an application. Every named rule is checked in one atomic, non-blocking call for the
+ * key that the route's {@code key-resolver} resolves (a gateway {@link KeyResolver} bean, by default the client IP as
+ * {@code ratelimit.client-networks} sees it); an admitted request gets the standard headers and is followed to its
+ * end (concurrency leases released, {@code count-when} refunds on its status); a denied one gets the headers,
+ * {@code Retry-After} and the problem+json body, with 429, or 503 when the denying rules say so (a rule whose store
+ * is unavailable and that fails closed, {@code status: 503}).
+ * <pre>
+ * filters:
+ *   - RateLimit=api,search          # rules, by name
+ *   - name: RateLimit
+ *     args:
+ *       rules: api
+ *       key-resolver: "#{&#64;userKeyResolver}"
+ * </pre>
+ */
+public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<RateLimitGatewayFilterFactory.Config> {
+
+	private final RateLimiter limiter;
+
+	private final GatewayRuleChecks checks;
+
+	private final RateLimitHeaders headers;
+
+	private final AdmissionListener admissionListener;
+
+	private final ClientIp clientIp;
+
+	RateLimitGatewayFilterFactory(RateLimiter limiter, GatewayRuleChecks checks, RateLimitHeaders headers,
+			AdmissionListener admissionListener, ClientIp clientIp) {
+		super(Config.class);
+		this.limiter = limiter;
+		this.checks = checks;
+		this.headers = headers;
+		this.admissionListener = admissionListener;
+		this.clientIp = clientIp;
+	}
+
+	@Override
+	public List<String> shortcutFieldOrder() {
+		return List.of("rules");
+	}
+
+	@Override
+	public ShortcutType shortcutType() {
+		return ShortcutType.GATHER_LIST;
+	}
+
+	@Override
+	public GatewayFilter apply(Config config) {
+		List<String> rules = List.copyOf(config.getRules());
+		this.checks.validate("RateLimit filter of route '" + config.getRouteId() + "' (rules)", rules);
+		KeyResolver keyResolver = config.getKeyResolver();
+		return (exchange, chain) -> {
+			Mono<String> key = (keyResolver != null) ? keyResolver.resolve(exchange) : Mono.empty();
+			return key.defaultIfEmpty("")
+				.flatMap((resolved) -> limit(exchange, chain, rules, resolved.isEmpty() ? clientIp(exchange) : resolved));
+		};
+	}
+
+	private Mono<Void> limit(ServerWebExchange exchange, GatewayFilterChain chain, List<String> rules, String key) {
+		List<RateLimitCheck> checks = this.checks.checks(rules, key);
+		return Mono.defer(() -> Mono.fromFuture(this.limiter.evaluateAsync(checks))).flatMap((verdict) -> {
+			ServerHttpResponse response = exchange.getResponse();
+			response.getHeaders().addAll(this.headers.of(verdict));
+			if (!verdict.allowed()) {
+				LeaseRelease.releaseDenied(this.limiter, verdict);
+				return reject(exchange, verdict);
+			}
+			if (!this.admissionListener.wants(verdict)) {
+				return chain.filter(exchange);
+			}
+			Completion completion = new Completion();
+			this.admissionListener.onAdmitted(verdict, completion);
+			return chain.filter(exchange).doFinally((signal) -> ended(completion, signal, response.getStatusCode()));
+		});
+	}
+
+	private static void ended(Completion completion, SignalType signal, @Nullable HttpStatusCode status) {
+		Outcome outcome = switch (signal) {
+			case ON_ERROR -> Outcome.FAILED;
+			case CANCEL -> Outcome.ABORTED;
+			default -> Outcome.COMPLETED;
+		};
+		completion.end(outcome, (status != null) ? status.value() : null, null);
+	}
+
+	private static Mono<Void> reject(ServerWebExchange exchange, Verdict verdict) {
+		RateLimitProblem problem = RateLimitProblem.of(verdict, exchange.getRequest().getPath().value());
+		ServerHttpResponse response = exchange.getResponse();
+		response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
+		response.getHeaders().addAll(problem.headers());
+		DataBuffer body = response.bufferFactory().wrap(problem.json().getBytes(StandardCharsets.UTF_8));
+		return response.writeWith(Mono.just(body));
+	}
+
+	private String clientIp(ServerWebExchange exchange) {
+		InetSocketAddress remote = exchange.getRequest().getRemoteAddress();
+		String address = (remote != null && remote.getAddress() != null) ? remote.getAddress().getHostAddress() : "";
+		return this.clientIp.subject(address);
+	}
+
+	/** The arguments of one route's {@code RateLimit} filter. */
+	public static class Config implements HasRouteId {
+
+		/** Names the rules of {@code ratelimit.rules} that the route applies. */
+		private List<String> rules = new ArrayList<>();
+
+		/** Resolves whose quota a request uses; {@code null} for the client IP. */
+		private @Nullable KeyResolver keyResolver;
+
+		private @Nullable String routeId;
+
+		public List<String> getRules() {
+			return this.rules;
+		}
+
+		public Config setRules(List<String> rules) {
+			this.rules = rules;
+			return this;
+		}
+
+		public @Nullable KeyResolver getKeyResolver() {
+			return this.keyResolver;
+		}
+
+		public Config setKeyResolver(@Nullable KeyResolver keyResolver) {
+			this.keyResolver = keyResolver;
+			return this;
+		}
+
+		@Override
+		public void setRouteId(String routeId) {
+			this.routeId = routeId;
+		}
+
+		@Override
+		public @Nullable String getRouteId() {
+			return this.routeId;
+		}
+
+	}
+
+}

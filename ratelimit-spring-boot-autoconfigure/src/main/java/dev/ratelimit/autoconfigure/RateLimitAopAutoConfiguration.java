@@ -11,10 +11,13 @@ import dev.ratelimit.aop.ReactiveCurrentRequest;
 import dev.ratelimit.aop.ServletCurrentRequest;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.web.RateLimitHeadersWriter;
+import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RouteLookup;
+import dev.ratelimit.web.reactive.ReactiveRateLimitExceptionHandler;
 import dev.ratelimit.web.ServletRateLimitRequests;
 import jakarta.servlet.http.HttpServletRequest;
 import org.aspectj.lang.annotation.Aspect;
+import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -23,14 +26,17 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.context.request.ServletRequestAttributes;
+import org.springframework.web.reactive.DispatcherHandler;
 
 /**
  * Applies {@code @RateLimited} to Spring beans, and validates every annotation at start-up. With the Servlet API, a
  * call inside a servlet request uses its named rule's request key and adds its verdict to the request's; without it,
- * every call is outside a request.
+ * every call is outside a request. In a WebFlux application, a reactive call denied on subscription is answered like
+ * a filter's denial ({@link ReactiveRateLimitExceptionHandler}).
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitServletAutoConfiguration.class,
 		AopAutoConfiguration.class })
@@ -69,6 +75,23 @@ public final class RateLimitAopAutoConfiguration {
 			return new ServletCurrentRequest(headersWriter.getIfAvailable(), requests.getIfAvailable(
 					() -> new ServletRateLimitRequests(clientIp.getIfAvailable(() -> ClientIp.DEFAULT),
 							RouteLookup.matchedPattern())));
+		}
+
+	}
+
+	/**
+	 * The answer of WebFlux to a reactive {@code @RateLimited} call denied on subscription: the same 429 or 503,
+	 * headers and problem+json as a filter's.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ Mono.class, DispatcherHandler.class })
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	static class ReactiveExceptionHandlerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveRateLimitExceptionHandler rateLimitReactiveExceptionHandler(ObjectProvider<RateLimitHeaders> headers) {
+			return new ReactiveRateLimitExceptionHandler(headers.getIfAvailable());
 		}
 
 	}

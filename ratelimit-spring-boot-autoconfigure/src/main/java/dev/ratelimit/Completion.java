@@ -28,6 +28,35 @@ public final class Completion {
 
 	private @Nullable Throwable failure;
 
+	private final boolean nonBlocking;
+
+	/** Creates the completion of a request or call whose callbacks may block (a servlet request, a method call). */
+	public Completion() {
+		this(false);
+	}
+
+	private Completion(boolean nonBlocking) {
+		this.nonBlocking = nonBlocking;
+	}
+
+	/**
+	 * Creates the completion of a request that ends on a thread that must never block, such as a reactive web
+	 * server's event loop: callbacks that talk to the store use its non-blocking forms ({@code releaseAsync},
+	 * {@code refundAsync}) and do not wait for them.
+	 * @return the completion
+	 */
+	public static Completion nonBlocking() {
+		return new Completion(true);
+	}
+
+	/**
+	 * Returns whether callbacks must not block ({@link #nonBlocking()}).
+	 * @return whether it ends on a thread that must never block
+	 */
+	public boolean isNonBlocking() {
+		return this.nonBlocking;
+	}
+
 	/**
 	 * Registers a callback to run once when the request or call ends; at once if it already has.
 	 * @param callback told how it ended

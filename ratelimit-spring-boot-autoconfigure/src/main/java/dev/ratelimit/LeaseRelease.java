@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -29,7 +30,44 @@ public final class LeaseRelease implements AdmissionListener {
 	@Override
 	public void onAdmitted(Verdict verdict, Completion completion) {
 		List<Lease> leases = verdict.leases();
-		completion.onEnd((outcome) -> release(this.limiter, leases));
+		if (completion.isNonBlocking()) {
+			completion.onEnd((outcome) -> releaseAsync(this.limiter, leases));
+		}
+		else {
+			completion.onEnd((outcome) -> release(this.limiter, leases));
+		}
+	}
+
+	/**
+	 * {@link #releaseDenied} without blocking the caller: the release is sent, and a failure logged when it completes.
+	 * @param limiter the limiter that decided
+	 * @param verdict the denied verdict
+	 */
+	public static void releaseDeniedAsync(RateLimiter limiter, Verdict verdict) {
+		List<Lease> leases = verdict.leases();
+		if (!leases.isEmpty()) {
+			releaseAsync(limiter, leases);
+		}
+	}
+
+	private static void releaseAsync(RateLimiter limiter, List<Lease> leases) {
+		CompletableFuture<List<Boolean>> released;
+		try {
+			released = limiter.releaseAsync(leases);
+		}
+		catch (RuntimeException ex) {
+			released = CompletableFuture.failedFuture(ex);
+		}
+		released.whenComplete((result, ex) -> {
+			if (ex != null) {
+				logger.warn(notReleased(leases), ex);
+			}
+		});
+	}
+
+	private static String notReleased(List<Lease> leases) {
+		return "Could not release " + leases.size() + " concurrency lease(s); they expire after their rule's"
+				+ " lease-timeout";
 	}
 
 	/**
@@ -50,8 +88,7 @@ public final class LeaseRelease implements AdmissionListener {
 			limiter.release(leases);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not release " + leases.size() + " concurrency lease(s); they expire after their rule's"
-					+ " lease-timeout", ex);
+			logger.warn(notReleased(leases), ex);
 		}
 	}
 

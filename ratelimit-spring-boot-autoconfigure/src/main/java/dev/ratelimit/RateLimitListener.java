@@ -8,7 +8,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Observes a {@link RateLimiter}: every verdict, every call to the shared store, every release of concurrency leases,
  * every rule whose key, tier key or cost could not be resolved, and every change of who decides ({@link StoreState}). Metrics and the top-offenders view
- * are listeners; declare a bean of this type to add your own. Called on the request thread: keep it cheap.
+ * are listeners; declare a bean of this type to add your own. Keep it cheap, and never block: with the blocking
+ * forms of the limiter it is called on the request thread (but store calls, their outcome and changes of who decides
+ * are told where the store's call completes); with the non-blocking forms, on whichever thread completes the
+ * verdict: a Redis client's event loop, the timeout's thread ({@code ratelimit-store-timeout}), or the caller for an
+ * answer from memory.
  */
 public interface RateLimitListener {
 

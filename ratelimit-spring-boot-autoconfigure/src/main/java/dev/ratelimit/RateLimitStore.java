@@ -1,8 +1,11 @@
 package dev.ratelimit;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where rate limit state lives. Implementations must honour the store contract:
@@ -174,6 +177,18 @@ public interface RateLimitStore {
 			cancel(checks);
 			return null;
 		});
+	}
+
+	/**
+	 * Returns how long a caller waits for this store at most: the bound of its blocking forms, and the timeout that
+	 * the limiters apply to its non-blocking forms (they give up a call that is not answered by then, cancelling its
+	 * future).
+	 * <p>
+	 * The default is {@code null}: no timeout, right for a store that answers on the calling thread.
+	 * @return the timeout, or {@code null} for none
+	 */
+	default @Nullable Duration timeout() {
+		return null;
 	}
 
 	/**

@@ -45,6 +45,15 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * {@link #renew} without blocking the caller. The default runs {@link #renew} on the calling thread.
+	 * @param leases the leases
+	 * @return for each lease, whether it is held and renewed
+	 */
+	default CompletableFuture<List<Boolean>> renewAsync(List<Lease> leases) {
+		return RateLimitStore.now(() -> renew(leases));
+	}
+
+	/**
 	 * {@link #refund} without blocking the caller. The default runs {@link #refund} on the calling thread.
 	 * @param consumptions what the checks consumed
 	 * @return for each consumption, its check's state after the refund
@@ -108,6 +117,18 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * {@link #cancel} without blocking the caller. The default runs {@link #cancel} on the calling thread.
+	 * @param verdict the verdict of the request
+	 * @return completed when the reservation is given back
+	 */
+	default CompletableFuture<Void> cancelAsync(Verdict verdict) {
+		return RateLimitStore.now(() -> {
+			cancel(verdict);
+			return null;
+		});
+	}
+
+	/**
 	 * Evaluates the checks and, when the request is admitted with a {@link Verdict#delay() delay}, blocks the calling
 	 * thread until its reserved slot.
 	 * @param checks the checks, with the {@link RateLimitCheck#maxWait() maxWait} each accepts
@@ -152,26 +173,22 @@ public interface RateLimiter {
 	}
 
 	/**
-	 * Evaluates the checks now and returns a future of the verdict that completes at the request's slot, without
-	 * holding a thread while it waits. Cancelling the future before then cancels the reservation.
+	 * Evaluates the checks with {@link #evaluateAsync} and returns a future of the verdict that completes at the
+	 * request's slot: no thread waits, neither for the store nor for the slot. Cancelling the future before then
+	 * cancels the evaluation, or the reservation once it is made.
 	 * @param checks the checks, with the {@link RateLimitCheck#maxWait() maxWait} each accepts
-	 * @return the verdict, completed at once when it has no delay (or failed when the evaluation fails)
+	 * @return the verdict, completed as soon as it is known when it has no delay (or failed when the evaluation
+	 * fails)
 	 */
 	default CompletableFuture<Verdict> acquireAsync(List<RateLimitCheck> checks) {
-		Verdict verdict;
-		try {
-			verdict = evaluate(checks);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		return DelayedAdmission.atSlot(this, verdict, verdict);
+		return DelayedAdmission.afterEvaluation(this, Futures.start(() -> evaluateAsync(checks)), (verdict) -> verdict);
 	}
 
 	/**
 	 * Returns a future of whether {@code cost} units are admitted within {@code maxWait}, completed at the reserved
-	 * slot without holding a thread while it waits; see {@link #acquire(RateLimitPolicy, String, long, Duration)}.
-	 * Cancelling the future before then cancels the reservation.
+	 * slot without holding a thread while it waits, nor while the store decides; see
+	 * {@link #acquire(RateLimitPolicy, String, long, Duration)}. Cancelling the future before then cancels the
+	 * evaluation, or the reservation once it is made.
 	 * @param policy the policy
 	 * @param subject the subject
 	 * @param cost the units
@@ -180,14 +197,9 @@ public interface RateLimiter {
 	 */
 	default CompletableFuture<Boolean> acquireAsync(RateLimitPolicy policy, String subject, long cost,
 			Duration maxWait) {
-		Verdict verdict;
-		try {
-			verdict = evaluate(new RateLimitCheck(policy, subject, cost, false, maxWait));
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		return DelayedAdmission.atSlot(this, verdict, verdict.allowed());
+		return DelayedAdmission.afterEvaluation(this,
+				Futures.start(() -> evaluateAsync(List.of(new RateLimitCheck(policy, subject, cost, false, maxWait)))),
+				Verdict::allowed);
 	}
 
 	/**

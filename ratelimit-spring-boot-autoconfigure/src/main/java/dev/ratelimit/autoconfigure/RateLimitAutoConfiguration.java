@@ -22,6 +22,7 @@ import dev.ratelimit.rule.CountWhenRefund;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RuleOverrideRepository;
+import dev.ratelimit.web.reactive.ReactiveKeyResolver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -195,12 +196,33 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	private static KeyResolver keyResolverBean(BeanFactory beanFactory, String name) {
+		Object bean;
 		try {
-			return beanFactory.getBean(name, KeyResolver.class);
+			bean = beanFactory.getBean(name);
 		}
 		catch (NoSuchBeanDefinitionException ex) {
 			throw new IllegalArgumentException("there is no KeyResolver bean named '" + name + "'");
 		}
+		if (bean instanceof KeyResolver resolver) {
+			return resolver;
+		}
+		KeyResolver reactive = REACTIVE_PRESENT ? ReactiveKeyResolvers.adapt(name, bean) : null;
+		if (reactive == null) {
+			throw new IllegalArgumentException("bean '" + name + "' is not a KeyResolver (nor a ReactiveKeyResolver)");
+		}
+		return reactive;
+	}
+
+	private static final boolean REACTIVE_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			RateLimitAutoConfiguration.class.getClassLoader());
+
+	/** Adapts reactive key resolvers; loaded only when Reactor is present. */
+	private static final class ReactiveKeyResolvers {
+
+		static @Nullable KeyResolver adapt(String name, Object bean) {
+			return (bean instanceof ReactiveKeyResolver resolver) ? ReactiveKeyResolver.adapt(name, resolver) : null;
+		}
+
 	}
 
 }

@@ -1,6 +1,5 @@
 package dev.ratelimit.autoconfigure;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 
 import dev.ratelimit.AdmissionListener;
@@ -10,7 +9,6 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RulePhase;
-import dev.ratelimit.web.PartitionKeys;
 import dev.ratelimit.web.HandlerMappingRoutes;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitExceptionHandler;
@@ -61,26 +59,8 @@ public final class RateLimitServletAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitHeadersWriter rateLimitHeadersWriter(RateLimitProperties properties, ObjectProvider<Clock> clock) {
-		RateLimitProperties.Headers headers = properties.getHeaders();
-		return new StandardRateLimitHeadersWriter(headers.getStyle(), clock.getIfAvailable(Clock::systemUTC),
-				partitionKeys(headers));
-	}
-
-	private static @Nullable PartitionKeys partitionKeys(RateLimitProperties.Headers headers) {
-		String secret = headers.getPartitionKeySecret();
-		if (!headers.isPartitionKey()) {
-			return null;
-		}
-		if (secret == null) {
-			return PartitionKeys.random();
-		}
-		byte[] bytes = secret.getBytes(StandardCharsets.UTF_8);
-		if (bytes.length < 16) {
-			throw new InvalidRateLimitConfigurationException("ratelimit.headers.partition-key-secret",
-					"it is shorter than 16 bytes, so partition keys could be reversed by trying secrets",
-					"Set a random secret of at least 16 characters, the same on every instance");
-		}
-		return new PartitionKeys(bytes);
+		return new StandardRateLimitHeadersWriter(
+				RateLimitHeadersFactory.headers(properties, clock.getIfAvailable(Clock::systemUTC)));
 	}
 
 	@Bean

@@ -344,6 +344,15 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 				(key + ":w").getBytes(StandardCharsets.UTF_8)))));
 	}
 
+	/**
+	 * Returns the command timeout: the bound of the blocking forms, and the timeout the limiters apply to the
+	 * non-blocking ones (whose futures do not time out by themselves).
+	 */
+	@Override
+	public Duration timeout() {
+		return this.commandTimeout;
+	}
+
 	/** Returns the key under which a subject's state of a policy is stored. */
 	public String key(RateLimitPolicy policy, String subject) {
 		return this.keys.key(policy.name(), subject);

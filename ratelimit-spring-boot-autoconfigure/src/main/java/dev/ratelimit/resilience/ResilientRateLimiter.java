@@ -2,10 +2,12 @@ package dev.ratelimit.resilience;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
+import dev.ratelimit.Futures;
 import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
@@ -71,35 +73,83 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 		return new ResilientRateLimiterBuilder(store);
 	}
 
+	/**
+	 * The same path as {@link #evaluateAsync}, waiting for the store's call (bounded by its timeout, which ends it by
+	 * itself) and then deciding on the calling thread: the verdict, the deny cache and the listener's
+	 * {@link RateLimitListener#onVerdict} run there, as before the non-blocking path existed (only the breaker's
+	 * bookkeeping runs where the call completes). A thread interrupted while it waits gives up the store call and is
+	 * answered by the fallback (its interrupt status kept).
+	 */
 	@Override
 	public Verdict evaluate(List<RateLimitCheck> checks) {
+		Decided decided = decide(checks);
+		if (decided.immediate != null) {
+			return decided.immediate;
+		}
+		Verdict verdict;
+		try {
+			verdict = Futures.await(decided.call);
+		}
+		catch (RuntimeException ex) {
+			// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
+			return fallBack(checks);
+		}
+		return fromStore(verdict);
+	}
+
+	/**
+	 * Evaluates without blocking a thread. The deny cache, the breaker's state and the fallback answer at once, on
+	 * the calling thread (they are in memory); a call to the shared store returns its future at once and completes it
+	 * when the store answers (on the Redis client's event loop) or when the store's timeout ends (on the timeout's
+	 * thread), with the fallback's verdict if the call failed. Callbacks on the future, and the listener, run on that
+	 * thread: they must not block. Cancelling the future gives up the store call.
+	 */
+	@Override
+	public CompletableFuture<Verdict> evaluateAsync(List<RateLimitCheck> checks) {
+		Decided decided;
+		try {
+			decided = decide(checks);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (decided.immediate != null) {
+			return CompletableFuture.completedFuture(decided.immediate);
+		}
+		CompletableFuture<Verdict> call = decided.call;
+		// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
+		return Futures.cancelling(call.handle((verdict, ex) -> (ex != null) ? fallBack(checks) : fromStore(verdict)),
+				call);
+	}
+
+	/**
+	 * Decides from memory when it can (no checks, the deny cache, the breaker open or refusing a permission), else
+	 * starts the call to the shared store.
+	 */
+	private Decided decide(List<RateLimitCheck> checks) {
 		if (checks.isEmpty()) {
-			return new Verdict(List.of(), List.of());
+			return new Decided(new Verdict(List.of(), List.of()), null);
 		}
 		if (this.denyCache != null) {
 			Verdict remembered = this.denyCache.get(checks);
 			if (remembered != null) {
 				this.listener.onVerdict(remembered, RateLimitListener.Source.DENY_CACHE);
-				return remembered;
+				return new Decided(remembered, null);
 			}
 		}
 		if (this.state.state() != StoreState.REDIS) {
 			// Open or half open: decide without the store at once, and let a background probe find out whether the
 			// store is back. No request waits on a probe.
 			this.probe.probe(checks);
-			return fallBack(checks);
+			return new Decided(fallBack(checks), null);
 		}
 		if (!this.store.circuitBreaker().tryAcquirePermission()) {
-			return fallBack(checks);
+			return new Decided(fallBack(checks), null);
 		}
-		Verdict verdict;
-		try {
-			verdict = this.store.evaluate(checks, this.listener);
-		}
-		catch (RuntimeException ex) {
-			// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
-			return fallBack(checks);
-		}
+		return new Decided(null, this.store.evaluateAsync(checks, this.listener));
+	}
+
+	private Verdict fromStore(Verdict verdict) {
 		if (this.denyCache != null) {
 			this.denyCache.remember(verdict);
 		}
@@ -115,45 +165,72 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 
 	/**
 	 * Releases leases in the store that granted them: the fallback memory, and the shared store unless its circuit
-	 * is open (a lease the shared store cannot be told about expires there after its timeout).
+	 * is open (a lease the shared store cannot be told about expires there after its timeout). Waits for
+	 * {@link #releaseAsync}, bounded by the store's timeout.
 	 */
 	@Override
 	public List<Boolean> release(List<Lease> leases) {
-		List<Boolean> held = inBothStores(leases, RateLimiter::release);
-		if (!leases.isEmpty()) {
-			this.listener.onRelease(leases, held);
+		return Futures.await(releaseAsync(leases));
+	}
+
+	/**
+	 * {@link #release} without blocking: the fallback memory at once, the shared store when it answers (or its
+	 * timeout ends: the lease then expires there).
+	 */
+	@Override
+	public CompletableFuture<List<Boolean>> releaseAsync(List<Lease> leases) {
+		if (leases.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
 		}
-		return held;
+		return inBothStores(leases, RateLimiter::releaseAsync).thenApply((held) -> {
+			this.listener.onRelease(leases, held);
+			return held;
+		});
 	}
 
 	/** Renews leases in the store that granted them, as {@link #release} does. */
 	@Override
 	public List<Boolean> renew(List<Lease> leases) {
-		return inBothStores(leases, RateLimiter::renew);
+		return Futures.await(renewAsync(leases));
+	}
+
+	/** {@link #renew} without blocking, as {@link #releaseAsync} does. */
+	@Override
+	public CompletableFuture<List<Boolean>> renewAsync(List<Lease> leases) {
+		if (leases.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		return inBothStores(leases, RateLimiter::renewAsync);
 	}
 
 	/**
 	 * Applies a lease operation in the fallback memory and, while its circuit is closed, the shared store: a lease
-	 * is held in at most one of them (ids are unique per store), the other answers that it is not held there.
+	 * is held in at most one of them (ids are unique per store), the other answers that it is not held there. A
+	 * failure of the shared store is logged and answered as not held there.
 	 */
-	private List<Boolean> inBothStores(List<Lease> leases,
-			BiFunction<RateLimiter, List<Lease>, List<Boolean>> operation) {
-		if (leases.isEmpty()) {
-			return List.of();
+	private CompletableFuture<List<Boolean>> inBothStores(List<Lease> leases,
+			BiFunction<RateLimiter, List<Lease>, CompletableFuture<List<Boolean>>> operation) {
+		List<Boolean> local;
+		try {
+			local = Futures.await(operation.apply(this.fallback.leaseHolder(), leases));
 		}
-		List<Boolean> held = new ArrayList<>(operation.apply(this.fallback.leaseHolder(), leases));
-		if (this.store.circuitBreaker().getState() == CircuitBreaker.State.CLOSED) {
-			try {
-				List<Boolean> shared = operation.apply(this.store.leaseHolder(), leases);
-				for (int i = 0; i < held.size(); i++) {
-					held.set(i, held.get(i) || shared.get(i));
-				}
-			}
-			catch (RuntimeException ex) {
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (this.store.circuitBreaker().getState() != CircuitBreaker.State.CLOSED) {
+			return CompletableFuture.completedFuture(local);
+		}
+		return Futures.start(() -> operation.apply(this.store.leaseHolder(), leases)).handle((shared, ex) -> {
+			if (ex != null) {
 				logger.debug("Could not release or renew leases in the shared store; they expire there", ex);
+				return local;
 			}
-		}
-		return held;
+			List<Boolean> held = new ArrayList<>(local);
+			for (int i = 0; i < held.size(); i++) {
+				held.set(i, held.get(i) || shared.get(i));
+			}
+			return held;
+		});
 	}
 
 	/**
@@ -162,12 +239,19 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	 * would give away quota): only a request whose admission and end straddle a change of who decides is refunded in
 	 * the other store, where it gives back at most one request's units. A refund that fails in the shared store is
 	 * logged and dropped: the units stay consumed, the conservative direction. Denials of the refunded subjects that
-	 * the deny cache remembers are forgotten, since the units given back may admit the next request.
+	 * the deny cache remembers are forgotten, since the units given back may admit the next request. Waits for
+	 * {@link #refundAsync}, bounded by the store's timeout.
 	 */
 	@Override
 	public List<Decision> refund(List<Consumption> consumptions) {
+		return Futures.await(refundAsync(consumptions));
+	}
+
+	/** {@link #refund} without blocking: the future completes when the store that decides has refunded. */
+	@Override
+	public CompletableFuture<List<Decision>> refundAsync(List<Consumption> consumptions) {
 		if (consumptions.isEmpty()) {
-			return List.of();
+			return CompletableFuture.completedFuture(List.of());
 		}
 		if (this.denyCache != null) {
 			// a denial remembered while the refunded units were held may not hold any more
@@ -175,44 +259,49 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 				this.denyCache.forget(consumption.policy().name(), consumption.subject());
 			}
 		}
-		List<Decision> decisions;
-		if (this.store.circuitBreaker().getState() == CircuitBreaker.State.CLOSED) {
-			try {
-				decisions = this.store.leaseHolder().refund(consumptions);
-			}
-			catch (RuntimeException ex) {
+		if (this.store.circuitBreaker().getState() != CircuitBreaker.State.CLOSED) {
+			return Futures.start(() -> this.fallback.leaseHolder().refundAsync(consumptions)).thenApply((decisions) -> {
+				this.listener.onRefund(consumptions);
+				return decisions;
+			});
+		}
+		return Futures.start(() -> this.store.leaseHolder().refundAsync(consumptions)).handle((decisions, ex) -> {
+			if (ex != null) {
 				logger.debug("Could not refund in the shared store; the units stay consumed there", ex);
 				return List.of();
 			}
-		}
-		else {
-			decisions = this.fallback.leaseHolder().refund(consumptions);
-		}
-		this.listener.onRefund(consumptions);
-		return decisions;
+			this.listener.onRefund(consumptions);
+			return decisions;
+		});
 	}
 
 	/**
 	 * Cancels a reservation in the store that decides now: the shared store while its circuit is closed (a failure
 	 * there is logged, and the slot stays taken: the conservative direction), else the fallback memory. A
 	 * reservation made in one of them just before the circuit changed is given back in the other, which may then
-	 * admit one request more than its rate for each such cancellation.
+	 * admit one request more than its rate for each such cancellation. Waits for {@link #cancelAsync}, bounded by
+	 * the store's timeout.
 	 */
 	@Override
 	public void cancel(Verdict verdict) {
+		Futures.await(cancelAsync(verdict));
+	}
+
+	/** {@link #cancel} without blocking: the future completes when the store that decides has given the slot back. */
+	@Override
+	public CompletableFuture<Void> cancelAsync(Verdict verdict) {
 		if (verdict.delay().isZero()) {
-			return;
+			return CompletableFuture.completedFuture(null);
 		}
 		if (this.store.circuitBreaker().getState() != CircuitBreaker.State.CLOSED) {
-			this.fallback.leaseHolder().cancel(verdict);
-			return;
+			return Futures.start(() -> this.fallback.leaseHolder().cancelAsync(verdict));
 		}
-		try {
-			this.store.leaseHolder().cancel(verdict);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not cancel a reservation in the shared store; its slot stays taken", ex);
-		}
+		return Futures.start(() -> this.store.leaseHolder().cancelAsync(verdict)).handle((done, ex) -> {
+			if (ex != null) {
+				logger.debug("Could not cancel a reservation in the shared store; its slot stays taken", ex);
+			}
+			return null;
+		});
 	}
 
 	/**
@@ -258,6 +347,16 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	/** Returns the deny cache, or {@code null} when it is switched off. */
 	public @Nullable DenyCache denyCache() {
 		return this.denyCache;
+	}
+
+	/**
+	 * How a request is decided: at once from memory, or by a call to the shared store under way.
+	 *
+	 * @param immediate the verdict decided at once, or {@code null}
+	 * @param call the store's call when there is no immediate verdict
+	 */
+	private record Decided(@Nullable Verdict immediate, @Nullable CompletableFuture<Verdict> call) {
+
 	}
 
 }

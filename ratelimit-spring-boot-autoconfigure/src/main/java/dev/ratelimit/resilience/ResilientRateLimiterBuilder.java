@@ -72,6 +72,8 @@ public final class ResilientRateLimiterBuilder {
 
 	private LongSupplier nanoTime = System::nanoTime;
 
+	private @Nullable Duration timeout;
+
 	ResilientRateLimiterBuilder(RateLimitStore store) {
 		this.store = Objects.requireNonNull(store, "store");
 	}
@@ -196,6 +198,24 @@ public final class ResilientRateLimiterBuilder {
 	}
 
 	/**
+	 * Sets how long a call to the shared store may take before it is given up (its future cancelled, which makes a
+	 * Redis store abandon the call) and counted as a failure; by default the store's own
+	 * {@link RateLimitStore#timeout() timeout} ({@code ratelimit.redis.timeout} for the starter's Redis store). The
+	 * timeout ends on a timer, so no thread waits for it.
+	 * @param timeout the timeout, positive
+	 * @return this builder
+	 */
+	public ResilientRateLimiterBuilder timeout(Duration timeout) {
+		Objects.requireNonNull(timeout, "timeout");
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("The timeout of the shared rate limit store must be positive but was "
+					+ timeout);
+		}
+		this.timeout = timeout;
+		return this;
+	}
+
+	/**
 	 * Sets the monotonic time source of the deny cache, of the store call timings and of the log throttling.
 	 * @param nanoTime the time source, in nanoseconds
 	 * @return this builder
@@ -216,7 +236,10 @@ public final class ResilientRateLimiterBuilder {
 				: new LocalRateLimitStore(100_000, Clock.systemUTC());
 		RateLimitListener stateListeners = RateLimitListener
 			.composite(List.of(new StoreStateLog(this.nanoTime, LOG_INTERVAL.toNanos()), this.listener));
-		return new ResilientRateLimiter(new GuardedStore(new StoreRateLimiter(this.store), breaker, this.nanoTime),
+		Duration storeTimeout = (this.timeout != null) ? this.timeout : this.store.timeout();
+		return new ResilientRateLimiter(
+				new GuardedStore(new StoreRateLimiter(this.store, RateLimitListener.NONE, storeTimeout), breaker,
+						this.nanoTime),
 				new CircuitBreakerStoreState(breaker, stateListeners),
 				new FallbackDecider(new StoreRateLimiter(fallbackStore), this.failureModes, retryAfter), denyCache,
 				this.listener);

@@ -12,7 +12,8 @@ import dev.ratelimit.RateLimitListener;
 /**
  * Finds out in the background whether the shared store is back while its circuit breaker is open or half open, so
  * that no request ever waits on a probe. A probe is a request's checks at cost 0 (which consume nothing), sent only
- * when the breaker permits a call, one at a time; its outcome moves the breaker (and so who decides).
+ * when the breaker permits a call, one at a time, bounded by the store's timeout like any call; its outcome moves the
+ * breaker (and so who decides).
  */
 final class StoreProbe implements AutoCloseable {
 
@@ -44,17 +45,10 @@ final class StoreProbe implements AutoCloseable {
 			.map((check) -> check.withCost(0))
 			.toList();
 		try {
-			this.executor.execute(() -> {
-				try {
-					this.store.evaluate(inspections, RateLimitListener.NONE);
-				}
-				catch (RuntimeException ex) {
-					// recorded on the breaker, which stays open
-				}
-				finally {
-					this.probing.set(false);
-				}
-			});
+			// issued from the probe's thread, so that a store whose non-blocking form blocks holds no request; a
+			// non-blocking store frees that thread at once, and the outcome, recorded on the breaker, ends the probe
+			this.executor.execute(() -> this.store.evaluateAsync(inspections, RateLimitListener.NONE)
+				.whenComplete((verdict, ex) -> this.probing.set(false)));
 		}
 		catch (RejectedExecutionException ex) {
 			this.store.circuitBreaker().releasePermission();

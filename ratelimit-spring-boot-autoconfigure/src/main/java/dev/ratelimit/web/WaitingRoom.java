@@ -15,9 +15,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Counts the requests of each rule that wait for a reserved slot in this instance, up to the rule's
  * {@code max-waiting}. A request takes a place under each of its rules that may wait before it is evaluated; a check
- * whose rule has no place left gets no {@code maxWait}, so the request is answered at once.
+ * whose rule has no place left gets no {@code maxWait}, so the request is answered at once. Each web adapter (the
+ * servlet filter, the WebFlux filter) keeps one.
  */
-final class WaitingRoom {
+public final class WaitingRoom {
 
 	private final Map<String, AtomicInteger> waiting = new ConcurrentHashMap<>();
 
@@ -27,7 +28,7 @@ final class WaitingRoom {
 	 * @param rules the rule of a check's policy name, or {@code null}
 	 * @return the checks (without {@code maxWait} where no place was left) and the places
 	 */
-	Places enter(List<RateLimitCheck> checks, Function<String, @Nullable RateLimitRule> rules) {
+	public Places enter(List<RateLimitCheck> checks, Function<String, @Nullable RateLimitRule> rules) {
 		List<RateLimitCheck> admitted = null;
 		List<AtomicInteger> taken = null;
 		for (int i = 0; i < checks.size(); i++) {
@@ -51,13 +52,13 @@ final class WaitingRoom {
 	}
 
 	/** Returns how many requests of a rule wait now in this instance. */
-	int waiting(String rule) {
+	public int waiting(String rule) {
 		AtomicInteger count = this.waiting.get(rule);
 		return (count != null) ? count.get() : 0;
 	}
 
 	/** The checks to evaluate, and the places taken for them; {@link #leave()} gives them back once. */
-	static final class Places {
+	public static final class Places {
 
 		private final List<RateLimitCheck> checks;
 
@@ -68,11 +69,13 @@ final class WaitingRoom {
 			this.taken = taken;
 		}
 
-		List<RateLimitCheck> checks() {
+		/** Returns the checks to evaluate. */
+		public List<RateLimitCheck> checks() {
 			return this.checks;
 		}
 
-		synchronized void leave() {
+		/** Gives the places back; only the first call does anything. */
+		public synchronized void leave() {
 			if (this.taken != null) {
 				this.taken.forEach(AtomicInteger::decrementAndGet);
 				this.taken = null;

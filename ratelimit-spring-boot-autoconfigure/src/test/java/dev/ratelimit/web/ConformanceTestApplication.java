@@ -7,8 +7,8 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The application of the servlet stack's conformance suite of the rate limit fields: endpoints that answer 200 and
- * nothing else, limited by the rules of {@code ratelimit-conformance-test.yml}.
+ * The application of the conformance suite of the rate limit fields, on the servlet stack or (with
+ * {@code spring.main.web-application-type=reactive}) on WebFlux: endpoints that answer 200 and nothing else, limited by the rules of {@code ratelimit-conformance-test.yml}.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration(excludeName = {
@@ -19,11 +19,23 @@ import org.springframework.web.bind.annotation.RestController;
 @Import(ConformanceTestApplication.Endpoints.class)
 public class ConformanceTestApplication {
 
+	/** Leaves Spring Security out of the application when it runs on WebFlux. */
+	public static final String EXCLUDE_REACTIVE_SECURITY = "spring.autoconfigure.exclude="
+			+ "org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration,"
+			+ "org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration,"
+			+ "org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration";
+
 	@RestController
 	static class Endpoints {
 
 		@GetMapping({ "/cf/**", "/api/orders" })
 		String ok() {
+			return "ok";
+		}
+
+		/** Two endpoints of their own, so that key {@code endpoint} tells them apart. */
+		@GetMapping({ "/cf/http/composite/a", "/cf/http/composite/b" })
+		String composite() {
 			return "ok";
 		}
 

@@ -11,11 +11,18 @@ import java.util.function.ToLongFunction;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.test.TestHttp;
+import dev.ratelimit.test.redis.RedisEndpoint;
+import dev.ratelimit.test.redis.RedisStandaloneExtension;
+import dev.ratelimit.test.redis.RedisStandaloneTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -41,8 +48,23 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  * {@code retry-<algorithm>}: 3 per 2 s, on {@code /cf/retry/<algorithm>}): one sleeps exactly {@code t} of
  * {@code RateLimit} after a 429, the other exactly {@code Retry-After}, and neither waits longer than
  * {@code Retry-After} plus a second of rounding, from sending the denied request to the admitted answer.
+ * <p>
+ * The suite also holds the cases of the servlet stack's HTTP tests, at the HTTP level only, with exact values (rules
+ * {@code http-*}): exact headers, the problem+json body member by member, {@code Retry-After} rounding, unmatched
+ * requests, composite keys ({@code header+endpoint}), tiers, a SpEL cost, a request no wait would help, shadow rules
+ * and all or nothing. Each stack's subclass (servlet, WebFlux, a gateway route) runs every case unchanged: the stacks
+ * answer identically. Subclasses start the application of {@link ConformanceTestApplication} on a random port (or
+ * override {@link #get}) against the shared test Redis.
  */
+@RedisStandaloneTest
 abstract class RateLimitFieldsConformance {
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		RedisEndpoint redis = RedisStandaloneExtension.shared();
+		registry.add("spring.data.redis.url", redis::uri);
+	}
+
 
 	static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
 
@@ -52,13 +74,18 @@ abstract class RateLimitFieldsConformance {
 
 	private static final long HOUR = 3600;
 
+	@LocalServerPort
+	private int port;
+
 	/**
-	 * Sends {@code GET path} with the given headers.
+	 * Sends {@code GET path} with the given headers, by default to the application on its random port.
 	 * @param path the path
 	 * @param headers the request headers
 	 * @return the response
 	 */
-	protected abstract HttpResponse<String> get(String path, Map<String, String> headers);
+	protected HttpResponse<String> get(String path, Map<String, String> headers) {
+		return new TestHttp(this.port).get(path, headers);
+	}
 
 	@ParameterizedTest
 	// the rate algorithms; a concurrency rule's fields are checked below, a distinct rule's (which needs a value per
@@ -158,6 +185,172 @@ abstract class RateLimitFieldsConformance {
 			assertThat(backOff.slept()).as("seconds slept before the admitted retry")
 				.isLessThanOrEqualTo(backOff.retryAfter());
 		}
+	}
+
+	/** The rule {@code orders} (3 per minute, GCRA): its first response, and the 429 after three requests. */
+	@Test
+	void examplesOfTheClientsPageAreTheResponsesOfTheStarter() throws Exception {
+		Map<String, String> client = Map.of("X-Client", UUID.randomUUID().toString());
+		HttpResponse<String> allowed = get("/api/orders", client);
+		get("/api/orders", client);
+		get("/api/orders", client);
+		HttpResponse<String> denied = get("/api/orders", client);
+		assertThat(allowed.statusCode()).isEqualTo(200);
+		assertThat(denied.statusCode()).isEqualTo(429);
+		ApiClientsPage page = new ApiClientsPage();
+		page.example("allowed", allowed, false);
+		page.example("denied", denied, true);
+		page.check();
+	}
+
+	// The cases of the servlet stack's HTTP tests (RateLimitHttpIntegrationTests), over HTTP only, with a client,
+	// tenant or API key of each test's own (rules http-*).
+
+	@Test
+	void allowedResponsesCarryExactIetfAndLegacyHeaders() {
+		Map<String, String> client = client();
+		long before = System.currentTimeMillis() / 1000;
+		HttpResponse<String> first = get("/cf/http/hello", client);
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(StructuredFields.parseList(TestHttp.header(first, "RateLimit-Policy")))
+			.containsExactly(new StructuredFields.Item("http-hello", Map.<String, Object>of("q", 3L, "w", 60L)));
+		List<StructuredFields.Item> limit = StructuredFields.parseList(TestHttp.header(first, "RateLimit"));
+		assertThat(limit).hasSize(1);
+		assertThat(limit.get(0).value()).isEqualTo("http-hello");
+		assertThat(limit.get(0).parameters()).containsEntry("r", 2L).containsEntry("t", 20L);
+		assertThat(TestHttp.header(first, "X-RateLimit-Limit")).isEqualTo("3");
+		assertThat(TestHttp.header(first, "X-RateLimit-Remaining")).isEqualTo("2");
+		assertThat(Long.parseLong(TestHttp.header(first, "X-RateLimit-Reset"))).isBetween(before + 20, before + 22);
+		assertThat(first.headers().firstValue("Retry-After")).isEmpty();
+		assertThat(StructuredFields.parseList(TestHttp.header(get("/cf/http/hello", client), "RateLimit")).get(0)
+			.parameters()).containsEntry("r", 1L);
+	}
+
+	@Test
+	void deniedRequestGetsProblemJsonWithRetryAfter() throws Exception {
+		Map<String, String> client = client();
+		for (int i = 0; i < 3; i++) {
+			assertThat(get("/cf/http/hello", client).statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> denied = get("/cf/http/hello", client);
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(TestHttp.header(denied, "Content-Type")).isEqualTo("application/problem+json;charset=UTF-8");
+		assertThat(TestHttp.header(denied, "Retry-After")).isEqualTo("20");
+		assertThat(StructuredFields.parseList(TestHttp.header(denied, "RateLimit")).get(0).parameters())
+			.containsEntry("r", 0L);
+		assertThat(TestHttp.header(denied, "X-RateLimit-Remaining")).isEqualTo("0");
+		JsonNode body = json.readTree(denied.body());
+		assertThat(body.get("type").asString()).isEqualTo(QUOTA_EXCEEDED);
+		assertThat(body.get("title").asString()).isEqualTo("Request cannot be satisfied as assigned quota has been exceeded");
+		assertThat(body.get("status").asInt()).isEqualTo(429);
+		assertThat(body.get("instance").asString()).isEqualTo("/cf/http/hello");
+		assertThat(body.get("detail").asString()).isEqualTo("Rate limit 'http-hello' exceeded. Retry after 20 seconds.");
+		assertThat(body.get("violated-policies").get(0).asString()).isEqualTo("http-hello");
+		assertThat(body.get("retryAfter").asLong()).isEqualTo(20);
+		assertThat(body.properties()).extracting(Map.Entry::getKey)
+			.containsExactly("type", "title", "status", "detail", "instance", "violated-policies", "retryAfter");
+	}
+
+	@Test
+	void retryAfterIsRoundedUp() {
+		Map<String, String> client = client();
+		long start = System.nanoTime();
+		assertThat(get("/cf/http/retry", client).statusCode()).isEqualTo(200);
+		assertThat(get("/cf/http/retry", client).statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = get("/cf/http/retry", client);
+		double elapsed = (System.nanoTime() - start) / 1e9;
+		assertThat(denied.statusCode()).isEqualTo(429);
+		// GCRA 2 per 3 s: the third request, d <= elapsed seconds after the first, may come 1.5 - d seconds later,
+		// which rounds up to ceil(1.5 - d): 2 whenever d < 0.5 (rounding down would give 1)
+		long retryAfter = Long.parseLong(TestHttp.header(denied, "Retry-After"));
+		assertThat(retryAfter).isBetween(Math.max(1, (long) Math.ceil(1.5 - elapsed)), 2L);
+		if (elapsed < 0.5) {
+			assertThat(retryAfter).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void unmatchedRequestsAreNotLimitedAndCarryNoHeaders() {
+		HttpResponse<String> response = get("/cf/http/open", client());
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.headers().firstValue("RateLimit-Policy")).isEmpty();
+		assertThat(response.headers().firstValue("X-RateLimit-Limit")).isEmpty();
+	}
+
+	@Test
+	void compositeKeysSeparateTenantsAndEndpoints() {
+		Map<String, String> tenant = Map.of("X-Tenant", "acme-" + UUID.randomUUID());
+		for (int i = 0; i < 2; i++) {
+			assertThat(get("/cf/http/composite/a", tenant).statusCode()).isEqualTo(200);
+		}
+		assertThat(get("/cf/http/composite/a", tenant).statusCode()).isEqualTo(429);
+		assertThat(get("/cf/http/composite/b", tenant).statusCode()).as("other endpoint").isEqualTo(200);
+		assertThat(get("/cf/http/composite/a", Map.of("X-Tenant", "globex-" + UUID.randomUUID())).statusCode())
+			.as("other tenant").isEqualTo(200);
+	}
+
+	@Test
+	void tiersGiveEachPlanItsLimitAndUnknownPlansTheRuleLimit() {
+		String key = "key-" + UUID.randomUUID();
+		HttpResponse<String> pro = get("/cf/http/search", Map.of("X-API-Key", key, "X-Plan", "pro"));
+		assertThat(StructuredFields.parseList(TestHttp.header(pro, "RateLimit-Policy")).get(0).parameters())
+			.containsEntry("q", 100L);
+		assertThat(TestHttp.header(pro, "X-RateLimit-Remaining")).isEqualTo("99");
+		HttpResponse<String> unknown = get("/cf/http/search", Map.of("X-API-Key", "other-" + key, "X-Plan", "platinum"));
+		assertThat(TestHttp.header(unknown, "X-RateLimit-Limit")).isEqualTo("10");
+		HttpResponse<String> missing = get("/cf/http/search", Map.of("X-API-Key", "third-" + key));
+		assertThat(TestHttp.header(missing, "X-RateLimit-Limit")).isEqualTo("10");
+	}
+
+	@Test
+	void costComesFromTheRequestAndNeverBelowOne() {
+		Map<String, String> key = Map.of("X-API-Key", "cost-" + UUID.randomUUID());
+		assertThat(TestHttp.header(get("/cf/http/search?pageSize=4", key), "X-RateLimit-Remaining")).isEqualTo("6");
+		assertThat(TestHttp.header(get("/cf/http/search?pageSize=abc", key), "X-RateLimit-Remaining")).isEqualTo("5");
+		assertThat(TestHttp.header(get("/cf/http/search?pageSize=-7", key), "X-RateLimit-Remaining")).isEqualTo("4");
+		HttpResponse<String> tooBig = get("/cf/http/search?pageSize=5", key);
+		assertThat(tooBig.statusCode()).isEqualTo(429);
+		assertThat(TestHttp.header(tooBig, "X-RateLimit-Remaining")).isEqualTo("4");
+		HttpResponse<String> never = get("/cf/http/search?pageSize=99999999999999999999", key);
+		assertThat(never.statusCode()).isEqualTo(429);
+		assertThat(TestHttp.header(get("/cf/http/search?pageSize=4", key), "X-RateLimit-Remaining")).isEqualTo("0");
+	}
+
+	@Test
+	void requestCostingMoreThanTheLimitCanEverAdmitSaysSo() throws Exception {
+		HttpResponse<String> never = get("/cf/http/search?pageSize=11", Map.of("X-API-Key", "never-" + UUID.randomUUID()));
+		assertThat(never.statusCode()).isEqualTo(429);
+		assertThat(never.headers().firstValue("Retry-After")).isEmpty();
+		JsonNode body = json.readTree(never.body());
+		assertThat(body.get("detail").asString()).isEqualTo("The request costs more than rate limit 'http-search' can ever admit.");
+		assertThat(body.has("retryAfter")).isFalse();
+	}
+
+	@Test
+	void shadowRuleNeverBlocksAndSendsNoHeaders() {
+		Map<String, String> client = client();
+		for (int i = 0; i < 5; i++) {
+			HttpResponse<String> response = get("/cf/http/shadow", client);
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(StructuredFields.parseList(TestHttp.header(response, "RateLimit-Policy")))
+				.extracting(StructuredFields.Item::value)
+				.containsExactly("http-shadow-enforced");
+		}
+		assertThat(get("/cf/http/shadow", client).statusCode()).as("the enforced rule still applies").isEqualTo(429);
+	}
+
+	@Test
+	void aDeniedRequestConsumesNothingOfTheRulesThatAdmittedIt() {
+		Map<String, String> client = client();
+		assertThat(TestHttp.header(get("/cf/http/all/narrow", client), "RateLimit")).startsWith("\"http-all-narrow\";r=0");
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> denied = get("/cf/http/all/narrow", client);
+			assertThat(denied.statusCode()).isEqualTo(429);
+		}
+		HttpResponse<String> wide = get("/cf/http/all/other", client);
+		assertThat(wide.statusCode()).isEqualTo(200);
+		assertThat(TestHttp.header(wide, "X-RateLimit-Remaining")).as("only the two admitted requests counted")
+			.isEqualTo("3");
 	}
 
 	/**

@@ -84,8 +84,8 @@ final class ReactiveCalls {
 			// denied before any rate is checked, so it consumes no quota
 			return Mono.error(new AdaptiveLimitExceededException(admission.denial()));
 		}
-		List<RateLimitCheck> checks;
 		RateLimitRequest request;
+		List<RateLimitCheck> checks;
 		try {
 			request = this.currentRequest.get(context);
 			checks = checkMaker.apply(request);
@@ -94,6 +94,18 @@ final class ReactiveCalls {
 			rejected(admission);
 			return Mono.error(ex);
 		}
+		if (request == null) {
+			return evaluate(null, checks, admission);
+		}
+		// what the checks read and takes I/O to know (a principal, a reactive key) is resolved, then they are made again
+		return this.currentRequest.resolve(request)
+			.flatMap((resolved) -> evaluate(resolved, (resolved != request) ? checkMaker.apply(resolved) : checks,
+					admission))
+			.doOnError((ex) -> rejected(admission));
+	}
+
+	private Mono<Admitted> evaluate(@Nullable RateLimitRequest request, List<RateLimitCheck> checks,
+			@Nullable AdaptiveAdmission admission) {
 		if (checks.isEmpty()) {
 			// only adaptive rules: no rate to evaluate, nothing to record in the request
 			return Mono.just(admitted(admission, NO_RATES));
@@ -124,7 +136,7 @@ final class ReactiveCalls {
 			this.currentRequest.record(request, verdict);
 		}
 		if (!verdict.allowed()) {
-			LeaseRelease.releaseDenied(this.limiter, verdict);
+			LeaseRelease.releaseDeniedAsync(this.limiter, verdict);
 			return Mono.error(new RateLimitExceededException(verdict));
 		}
 		return Mono.just(admitted(admission, verdict));
@@ -135,7 +147,8 @@ final class ReactiveCalls {
 		if (!listened && admission == null) {
 			return new Admitted(null);
 		}
-		Completion completion = new Completion();
+		// ended by a publisher's signal, on whatever thread emits it: its callbacks must not block
+		Completion completion = Completion.nonBlocking();
 		if (admission != null) {
 			completion.onEnd(admission::release);
 		}
@@ -150,7 +163,7 @@ final class ReactiveCalls {
 		if (verdict == null || !verdict.allowed()) {
 			rejected(admission);
 			if (verdict != null) {
-				LeaseRelease.releaseDenied(this.limiter, verdict);
+				LeaseRelease.releaseDeniedAsync(this.limiter, verdict);
 			}
 			return;
 		}

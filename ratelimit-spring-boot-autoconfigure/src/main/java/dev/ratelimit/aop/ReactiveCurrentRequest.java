@@ -3,6 +3,7 @@ package dev.ratelimit.aop;
 import dev.ratelimit.RateLimitRequest;
 import dev.ratelimit.Verdict;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 /**
@@ -20,6 +21,16 @@ public interface ReactiveCurrentRequest {
 	 * @return the request, or {@code null} outside one
 	 */
 	@Nullable RateLimitRequest get(ContextView context);
+
+	/**
+	 * Resolves what the checks made from a request read and takes I/O to know (the principal, a reactive key), before
+	 * the checks are made again from the view it returns. The default has nothing to resolve.
+	 * @param request the request, as {@link #get} returned it, after the checks were made from it once
+	 * @return the request to make the checks from (the same one when nothing was missing)
+	 */
+	default Mono<RateLimitRequest> resolve(RateLimitRequest request) {
+		return Mono.just(request);
+	}
 
 	/**
 	 * Records the verdict of a call in the request it runs in, so that the request's headers and verdict describe

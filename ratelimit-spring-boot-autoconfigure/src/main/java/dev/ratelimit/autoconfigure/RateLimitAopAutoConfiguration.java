@@ -1,5 +1,7 @@
 package dev.ratelimit.autoconfigure;
 
+import java.util.List;
+
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.ClientIp;
@@ -13,7 +15,11 @@ import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.web.RateLimitHeadersWriter;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RouteLookup;
+import dev.ratelimit.web.reactive.ExchangeCurrentRequest;
+import dev.ratelimit.web.reactive.ProblemDetailReactiveRejectionHandler;
 import dev.ratelimit.web.reactive.ReactiveRateLimitExceptionHandler;
+import dev.ratelimit.web.reactive.ReactiveRateLimitRejectionHandler;
+import dev.ratelimit.web.reactive.ServerRouteLookup;
 import dev.ratelimit.web.ServletRateLimitRequests;
 import jakarta.servlet.http.HttpServletRequest;
 import org.aspectj.lang.annotation.Aspect;
@@ -30,6 +36,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.context.request.ServletRequestAttributes;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.reactive.DispatcherHandler;
 
 /**
@@ -39,7 +46,7 @@ import org.springframework.web.reactive.DispatcherHandler;
  * a filter's denial ({@link ReactiveRateLimitExceptionHandler}).
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitServletAutoConfiguration.class,
-		AopAutoConfiguration.class })
+		RateLimitWebFluxAutoConfiguration.class, AopAutoConfiguration.class })
 @ConditionalOnClass(Aspect.class)
 @ConditionalOnBean(RateLimiter.class)
 public final class RateLimitAopAutoConfiguration {
@@ -80,18 +87,36 @@ public final class RateLimitAopAutoConfiguration {
 	}
 
 	/**
-	 * The answer of WebFlux to a reactive {@code @RateLimited} call denied on subscription: the same 429 or 503,
-	 * headers and problem+json as a filter's.
+	 * In a WebFlux application: the exchange of a reactive call, from the Reactor context (where Spring's
+	 * {@link ServerWebExchangeContextFilter} puts it), and the answer to a reactive call denied on subscription, the
+	 * same 429 or 503, headers and problem+json as the filter's.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass({ Mono.class, DispatcherHandler.class })
 	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
-	static class ReactiveExceptionHandlerConfiguration {
+	static class ReactiveConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		ReactiveRateLimitExceptionHandler rateLimitReactiveExceptionHandler(ObjectProvider<RateLimitHeaders> headers) {
-			return new ReactiveRateLimitExceptionHandler(headers.getIfAvailable());
+		static ServerWebExchangeContextFilter serverWebExchangeContextFilter() {
+			return new ServerWebExchangeContextFilter();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveCurrentRequest rateLimitReactiveCurrentRequest(ObjectProvider<ClientIp> clientIp,
+				ObjectProvider<ServerRouteLookup> routes, ObjectProvider<RateLimitHeaders> headers) {
+			return new ExchangeCurrentRequest(clientIp.getIfAvailable(() -> ClientIp.DEFAULT),
+					routes.getIfAvailable(() -> ServerRouteLookup.handlerMappings(List::of)), headers.getIfAvailable());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveRateLimitExceptionHandler rateLimitReactiveExceptionHandler(
+				ObjectProvider<ReactiveRateLimitRejectionHandler> rejectionHandler,
+				ObjectProvider<RateLimitHeaders> headers) {
+			return new ReactiveRateLimitExceptionHandler(
+					rejectionHandler.getIfAvailable(ProblemDetailReactiveRejectionHandler::new), headers.getIfAvailable());
 		}
 
 	}

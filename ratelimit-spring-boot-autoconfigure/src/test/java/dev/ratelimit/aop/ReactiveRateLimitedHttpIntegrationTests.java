@@ -1,14 +1,12 @@
 package dev.ratelimit.aop;
 
 import java.net.http.HttpResponse;
-import java.time.Clock;
+import java.util.Map;
 
 import dev.ratelimit.RateLimited;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
-import dev.ratelimit.web.HeaderStyle;
-import dev.ratelimit.web.RateLimitHeaders;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -18,7 +16,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -28,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Through a WebFlux application on real Redis: a reactive {@code @RateLimited} controller method denied on
  * subscription is answered 429 with the rate limit headers, {@code Retry-After} and the problem+json body, as the
- * servlet stack answers it.
+ * servlet stack answers it; a named rule's key reads the request of the subscription.
  */
 @RedisStandaloneTest
 class ReactiveRateLimitedHttpIntegrationTests {
@@ -38,7 +35,9 @@ class ReactiveRateLimitedHttpIntegrationTests {
 		redis.flushAll();
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ReactiveApplication.class)
 			.properties("server.port=0", "spring.main.web-application-type=reactive",
-					"spring.data.redis.url=" + redis.uri(), "ratelimit.key-prefix=rl-reactive-aop")
+					"spring.data.redis.url=" + redis.uri(), "ratelimit.key-prefix=rl-reactive-aop",
+					"ratelimit.rules.per-client.match.enabled=false", "ratelimit.rules.per-client.key=header:X-Client",
+					"ratelimit.rules.per-client.limit=1", "ratelimit.rules.per-client.period=1h")
 			.run()) {
 			TestHttp http = new TestHttp(((WebServerApplicationContext) context).getWebServer().getPort());
 			for (int i = 0; i < 2; i++) {
@@ -56,6 +55,11 @@ class ReactiveRateLimitedHttpIntegrationTests {
 					"\"instance\":\"/reactive/mono\"");
 			assertThat(http.get("/reactive/flux").body()).isEqualTo("abc");
 			assertThat(http.get("/reactive/flux").statusCode()).isEqualTo(429);
+			// the named rule's key reads the request, found in the Reactor context of the subscription
+			Map<String, String> alice = Map.of("X-Client", "alice");
+			assertThat(http.get("/reactive/client", alice).statusCode()).isEqualTo(200);
+			assertThat(http.get("/reactive/client", alice).statusCode()).isEqualTo(429);
+			assertThat(http.get("/reactive/client", Map.of("X-Client", "bob")).statusCode()).isEqualTo(200);
 		}
 	}
 
@@ -69,15 +73,16 @@ class ReactiveRateLimitedHttpIntegrationTests {
 	@Import(ReactiveController.class)
 	static class ReactiveApplication {
 
-		@Bean
-		RateLimitHeaders rateLimitHeaders() {
-			return new RateLimitHeaders(HeaderStyle.IETF, Clock.systemUTC(), null);
-		}
-
 	}
 
 	@RestController
 	static class ReactiveController {
+
+		@GetMapping("/reactive/client")
+		@RateLimited(rule = "per-client")
+		public Mono<String> client() {
+			return Mono.just("client");
+		}
 
 		@GetMapping("/reactive/mono")
 		@RateLimited(name = "reactive-mono", limit = 2, period = "1h")

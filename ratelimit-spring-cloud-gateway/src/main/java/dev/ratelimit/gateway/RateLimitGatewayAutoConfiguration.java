@@ -1,15 +1,15 @@
 package dev.ratelimit.gateway;
 
-import java.time.Clock;
 import java.util.List;
 
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.ClientIp;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import dev.ratelimit.autoconfigure.RateLimitProperties;
+import dev.ratelimit.autoconfigure.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.reactive.ReactiveRateLimitRejectionHandler;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -29,22 +29,14 @@ import org.springframework.context.annotation.Primary;
  * default limiter, and the gateway's {@code RedisRateLimiter} stays available by name
  * ({@code rate-limiter: "#{@redisRateLimiter}"}).
  */
-@AutoConfiguration(after = RateLimitAutoConfiguration.class,
-		afterName = "dev.ratelimit.autoconfigure.RateLimitWebFluxAutoConfiguration")
+@AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class })
 @ConditionalOnClass({ AbstractGatewayFilterFactory.class, ConfigurationService.class })
-@ConditionalOnBean(RateLimiter.class)
+@ConditionalOnBean({ RateLimiter.class, RateLimitHeaders.class })
 @ConditionalOnProperty(name = "spring.cloud.gateway.server.webflux.enabled", matchIfMissing = true)
 public final class RateLimitGatewayAutoConfiguration {
 
 	/** The bean name of the {@code RequestRateLimiter}'s limiter: {@code rate-limiter: "#{@ratelimit}"}. */
 	public static final String RATE_LIMITER_BEAN = "ratelimit";
-
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimitHeaders rateLimitHeaders(RateLimitProperties properties, ObjectProvider<Clock> clock) {
-		// the WebFlux auto-configuration's, with partition keys, when it runs; else the headers without them
-		return new RateLimitHeaders(properties.getHeaders().getStyle(), clock.getIfAvailable(Clock::systemUTC), null);
-	}
 
 	@Bean(RATE_LIMITER_BEAN)
 	@Primary
@@ -57,10 +49,10 @@ public final class RateLimitGatewayAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitGatewayFilterFactory rateLimitGatewayFilterFactory(RateLimiter limiter, RateLimitRules rules,
-			RateLimitHeaders headers, ObjectProvider<AdmissionListener> admissionListeners,
-			ObjectProvider<ClientIp> clientIp) {
+			RateLimitHeaders headers, ReactiveRateLimitRejectionHandler rejectionHandler,
+			ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<ClientIp> clientIp) {
 		List<AdmissionListener> listeners = admissionListeners.orderedStream().toList();
-		return new RateLimitGatewayFilterFactory(limiter, new GatewayRuleChecks(rules), headers,
+		return new RateLimitGatewayFilterFactory(limiter, new GatewayRuleChecks(rules), headers, rejectionHandler,
 				AdmissionListener.composite(listeners), clientIp.getIfAvailable(() -> ClientIp.DEFAULT));
 	}
 

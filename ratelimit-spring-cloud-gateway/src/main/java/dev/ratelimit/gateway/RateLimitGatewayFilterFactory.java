@@ -1,7 +1,6 @@
 package dev.ratelimit.gateway;
 
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,7 +13,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.web.RateLimitHeaders;
-import dev.ratelimit.web.RateLimitProblem;
+import dev.ratelimit.web.reactive.ReactiveRateLimitRejectionHandler;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
@@ -24,7 +23,6 @@ import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.support.HasRouteId;
-import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
@@ -36,7 +34,8 @@ import org.springframework.web.server.ServerWebExchange;
  * {@code ratelimit.client-networks} sees it); an admitted request gets the standard headers and is followed to its
  * end (concurrency leases released, {@code count-when} refunds on its status); a denied one gets the headers,
  * {@code Retry-After} and the problem+json body, with 429, or 503 when the denying rules say so (a rule whose store
- * is unavailable and that fails closed, {@code status: 503}).
+ * is unavailable and that fails closed, {@code status: 503}), through the application's
+ * {@link ReactiveRateLimitRejectionHandler} as the WebFlux filter answers.
  * <pre>
  * filters:
  *   - RateLimit=api,search          # rules, by name
@@ -54,16 +53,19 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 
 	private final RateLimitHeaders headers;
 
+	private final ReactiveRateLimitRejectionHandler rejectionHandler;
+
 	private final AdmissionListener admissionListener;
 
 	private final ClientIp clientIp;
 
 	RateLimitGatewayFilterFactory(RateLimiter limiter, GatewayRuleChecks checks, RateLimitHeaders headers,
-			AdmissionListener admissionListener, ClientIp clientIp) {
+			ReactiveRateLimitRejectionHandler rejectionHandler, AdmissionListener admissionListener, ClientIp clientIp) {
 		super(Config.class);
 		this.limiter = limiter;
 		this.checks = checks;
 		this.headers = headers;
+		this.rejectionHandler = rejectionHandler;
 		this.admissionListener = admissionListener;
 		this.clientIp = clientIp;
 	}
@@ -96,13 +98,14 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 			ServerHttpResponse response = exchange.getResponse();
 			response.getHeaders().addAll(this.headers.of(verdict));
 			if (!verdict.allowed()) {
-				LeaseRelease.releaseDenied(this.limiter, verdict);
-				return reject(exchange, verdict);
+				LeaseRelease.releaseDeniedAsync(this.limiter, verdict);
+				return this.rejectionHandler.reject(exchange, verdict);
 			}
 			if (!this.admissionListener.wants(verdict)) {
 				return chain.filter(exchange);
 			}
-			Completion completion = new Completion();
+			// ended on an event loop: its callbacks release and refund without blocking
+			Completion completion = Completion.nonBlocking();
 			this.admissionListener.onAdmitted(verdict, completion);
 			return chain.filter(exchange).doFinally((signal) -> ended(completion, signal, response.getStatusCode()));
 		});
@@ -115,15 +118,6 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 			default -> Outcome.COMPLETED;
 		};
 		completion.end(outcome, (status != null) ? status.value() : null, null);
-	}
-
-	private static Mono<Void> reject(ServerWebExchange exchange, Verdict verdict) {
-		RateLimitProblem problem = RateLimitProblem.of(verdict, exchange.getRequest().getPath().value());
-		ServerHttpResponse response = exchange.getResponse();
-		response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
-		response.getHeaders().addAll(problem.headers());
-		DataBuffer body = response.bufferFactory().wrap(problem.json().getBytes(StandardCharsets.UTF_8));
-		return response.writeWith(Mono.just(body));
 	}
 
 	private String clientIp(ServerWebExchange exchange) {

@@ -82,7 +82,7 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 	private Response response(Verdict verdict) {
 		// a denied verdict holds no lease (but a failed Redis Cluster refund may leave one)
 		if (!verdict.allowed()) {
-			LeaseRelease.releaseDenied(this.limiter, verdict);
+			LeaseRelease.releaseDeniedAsync(this.limiter, verdict);
 		}
 		HttpHeaders headers = this.headers.of(verdict);
 		Long retryAfter = verdict.allowed() ? null : RateLimitProblem.of(verdict, "/").retryAfter();

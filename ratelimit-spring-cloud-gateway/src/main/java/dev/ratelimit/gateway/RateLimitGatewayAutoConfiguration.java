@@ -10,6 +10,7 @@ import dev.ratelimit.autoconfigure.RateLimitWebFluxAutoConfiguration;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.reactive.ReactiveRateLimitRejectionHandler;
+import dev.ratelimit.web.reactive.ServerRouteLookup;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -50,10 +51,11 @@ public final class RateLimitGatewayAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitGatewayFilterFactory rateLimitGatewayFilterFactory(RateLimiter limiter, RateLimitRules rules,
 			RateLimitHeaders headers, ReactiveRateLimitRejectionHandler rejectionHandler,
-			ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<ClientIp> clientIp) {
+			ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<ClientIp> clientIp,
+			ServerRouteLookup routes) {
 		List<AdmissionListener> listeners = admissionListeners.orderedStream().toList();
 		return new RateLimitGatewayFilterFactory(limiter, new GatewayRuleChecks(rules), headers, rejectionHandler,
-				AdmissionListener.composite(listeners), clientIp.getIfAvailable(() -> ClientIp.DEFAULT));
+				AdmissionListener.composite(listeners), clientIp.getIfAvailable(() -> ClientIp.DEFAULT), routes);
 	}
 
 }

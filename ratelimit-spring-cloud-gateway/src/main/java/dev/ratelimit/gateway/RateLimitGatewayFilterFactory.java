@@ -1,6 +1,5 @@
 package dev.ratelimit.gateway;
 
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,6 +13,8 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.reactive.ReactiveRateLimitRejectionHandler;
+import dev.ratelimit.web.reactive.ServerRateLimitRequest;
+import dev.ratelimit.web.reactive.ServerRouteLookup;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
@@ -29,9 +30,9 @@ import org.springframework.web.server.ServerWebExchange;
 
 /**
  * The {@code RateLimit} route filter: applies named {@code ratelimit.*} rules to a gateway route as the starter's
- * servlet filter applies them to an application. Every named rule is checked in one atomic, non-blocking call for the
- * key that the route's {@code key-resolver} resolves (a gateway {@link KeyResolver} bean, by default the client IP as
- * {@code ratelimit.client-networks} sees it); an admitted request gets the standard headers and is followed to its
+ * servlet filter applies them to an application. Every named rule is checked in one atomic, non-blocking call, with
+ * its own key, tiers and cost read from the exchange as the WebFlux filter reads them, or, with a {@code key-resolver}
+ * (a gateway {@link KeyResolver} bean), for the key it resolves (a rule's own key when it resolves nothing); an admitted request gets the standard headers and is followed to its
  * end (concurrency leases released, {@code count-when} refunds on its status); a denied one gets the headers,
  * {@code Retry-After} and the problem+json body, with 429, or 503 when the denying rules say so (a rule whose store
  * is unavailable and that fails closed, {@code status: 503}), through the application's
@@ -59,9 +60,13 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 
 	private final ClientIp clientIp;
 
+	private final ServerRouteLookup routes;
+
 	RateLimitGatewayFilterFactory(RateLimiter limiter, GatewayRuleChecks checks, RateLimitHeaders headers,
-			ReactiveRateLimitRejectionHandler rejectionHandler, AdmissionListener admissionListener, ClientIp clientIp) {
+			ReactiveRateLimitRejectionHandler rejectionHandler, AdmissionListener admissionListener, ClientIp clientIp,
+			ServerRouteLookup routes) {
 		super(Config.class);
+		this.routes = routes;
 		this.limiter = limiter;
 		this.checks = checks;
 		this.headers = headers;
@@ -86,14 +91,27 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 		this.checks.validate("RateLimit filter of route '" + config.getRouteId() + "' (rules)", rules);
 		KeyResolver keyResolver = config.getKeyResolver();
 		return (exchange, chain) -> {
-			Mono<String> key = (keyResolver != null) ? keyResolver.resolve(exchange) : Mono.empty();
-			return key.defaultIfEmpty("")
-				.flatMap((resolved) -> limit(exchange, chain, rules, resolved.isEmpty() ? clientIp(exchange) : resolved));
+			Mono<String> key = (keyResolver != null) ? keyResolver.resolve(exchange).defaultIfEmpty("") : Mono.just("");
+			return key.flatMap((resolved) -> checks(exchange, rules, resolved.isEmpty() ? null : resolved))
+				.flatMap((checks) -> limit(exchange, chain, checks));
 		};
 	}
 
-	private Mono<Void> limit(ServerWebExchange exchange, GatewayFilterChain chain, List<String> rules, String key) {
-		List<RateLimitCheck> checks = this.checks.checks(rules, key);
+	/**
+	 * Makes the checks from the exchange, after resolving what they read and takes I/O to know (a principal, a reactive
+	 * key).
+	 */
+	private Mono<List<RateLimitCheck>> checks(ServerWebExchange exchange, List<String> rules, @Nullable String key) {
+		ServerRateLimitRequest request = new ServerRateLimitRequest(exchange, this.clientIp, this.routes);
+		List<RateLimitCheck> checks = this.checks.checks(rules, request, key);
+		return request.needsResolution()
+				? request.resolve().map((resolved) -> this.checks.checks(rules, resolved, key)) : Mono.just(checks);
+	}
+
+	private Mono<Void> limit(ServerWebExchange exchange, GatewayFilterChain chain, List<RateLimitCheck> checks) {
+		if (checks.isEmpty()) {
+			return chain.filter(exchange);
+		}
 		return Mono.defer(() -> Mono.fromFuture(this.limiter.evaluateAsync(checks))).flatMap((verdict) -> {
 			ServerHttpResponse response = exchange.getResponse();
 			response.getHeaders().addAll(this.headers.of(verdict));
@@ -120,19 +138,13 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 		completion.end(outcome, (status != null) ? status.value() : null, null);
 	}
 
-	private String clientIp(ServerWebExchange exchange) {
-		InetSocketAddress remote = exchange.getRequest().getRemoteAddress();
-		String address = (remote != null && remote.getAddress() != null) ? remote.getAddress().getHostAddress() : "";
-		return this.clientIp.subject(address);
-	}
-
 	/** The arguments of one route's {@code RateLimit} filter. */
 	public static class Config implements HasRouteId {
 
 		/** Names the rules of {@code ratelimit.rules} that the route applies. */
 		private List<String> rules = new ArrayList<>();
 
-		/** Resolves whose quota a request uses; {@code null} for the client IP. */
+		/** Resolves whose quota a request uses; {@code null} for each rule's own key. */
 		private @Nullable KeyResolver keyResolver;
 
 		private @Nullable String routeId;

@@ -86,6 +86,16 @@ class RateLimitGatewayIntegrationTests {
 	}
 
 	@Test
+	void routeFilterAppliesTheRuleOwnKeyAndCost() {
+		Map<String, String> alice = Map.of("X-Client", "alice");
+		assertThat(TestHttp.header(http.get("/costly/a", alice), "RateLimit")).startsWith("\"gw-costly\";r=2;");
+		assertThat(TestHttp.header(http.get("/costly/a", alice), "RateLimit")).startsWith("\"gw-costly\";r=0;");
+		assertThat(http.get("/costly/a", alice).statusCode()).isEqualTo(429);
+		assertThat(http.get("/costly/a", Map.of("X-Client", "bob")).statusCode()).as("another key's quota")
+			.isEqualTo(200);
+	}
+
+	@Test
 	void requestRateLimiterWithTheRatelimitLimiterCountsPerKeyWithHeaders() {
 		Map<String, String> alice = Map.of("X-Client", "alice");
 		for (int remaining = 1; remaining >= 0; remaining--) {

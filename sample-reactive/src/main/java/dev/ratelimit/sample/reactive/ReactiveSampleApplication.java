@@ -8,6 +8,8 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
+import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -31,6 +33,16 @@ public class ReactiveSampleApplication {
 	@RateLimited(rule = "greeting")
 	public Mono<String> greeting(@RequestParam(defaultValue = "world") String name) {
 		return Mono.fromSupplier(() -> "Hello, " + name + "!");
+	}
+
+	/**
+	 * A gateway {@code KeyResolver} for routes that use the gateway's own {@code RequestRateLimiter}
+	 * ({@code key-resolver: "#{@clientAddress}"}): the client's address.
+	 */
+	@Bean
+	KeyResolver clientAddress() {
+		return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getRemoteAddress())
+			.map((address) -> address.getAddress().getHostAddress());
 	}
 
 	/** Not limited here: the gateway route {@code /gateway/hello} forwards to it under its own rule. */

@@ -12,6 +12,7 @@
 #                             tables (options as for throughput, except --contenders)
 #   http                      the sample app with and without the limiter: added p50/p99; writes docs/benchmarks-http.md
 #   webflux                   a WebFlux application, a limited and an unlimited path: added p50/p99; prints the table
+#   gateway                   a gateway route with the RateLimit filter vs the gateway's RedisRateLimiter (prints a table)
 # Options (throughput, all): --contenders=ours,ours-starter,ours-script,ideal,bucket4j,redisson,scg
 #   --warmup=2 --seconds=2 --rounds=5
 # JAVA_OPTS is passed to the JVM, e.g. JAVA_OPTS=-XX:StartFlightRecording=filename=/tmp/bench.jfr
@@ -19,7 +20,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 started="$(date +%s)"
 command="${1:-all}"
-if [ "$command" = "http" ] || [ "$command" = "all" ]; then
+if [ "$command" = "gateway" ]; then
+  ./mvnw -q -B -pl benchmarks,sample-reactive -am package -DskipTests
+elif [ "$command" = "http" ] || [ "$command" = "all" ]; then
   ./mvnw -q -B -pl benchmarks,sample-app -am package -DskipTests
 else
   ./mvnw -q -B -pl benchmarks -am package -DskipTests
@@ -36,6 +39,11 @@ if [ "$command" = "http" ]; then
 fi
 if [ "$command" = "webflux" ]; then
   run_java dev.ratelimit.benchmarks.WebFluxOverhead
+  exit 0
+fi
+if [ "$command" = "gateway" ]; then
+  # prints a table for docs/benchmarks.md (section "Spring Cloud Gateway"); -Dbench.threads, .warmup, .round, .rounds
+  run_java ${BENCH_OPTS:-} dev.ratelimit.benchmarks.http.GatewayBenchmark
   exit 0
 fi
 run_java dev.ratelimit.benchmarks.Benchmarks "$@"

@@ -51,6 +51,11 @@ import org.springframework.util.ClassUtils;
  * verdict is merged with the filter's and the headers are written. An admitted call is announced to the
  * {@link AdmissionListener} with a {@link Completion} that ends when the method returns or throws, or when the
  * {@link java.util.concurrent.CompletionStage} it returned completes.
+ * <p>
+ * A method that returns a {@code Mono} or a {@code Flux} (with Reactor on the class path) is limited on each
+ * subscription to what it returned, without blocking: a denial is an error signal, and the call ends when the
+ * publisher terminates or is cancelled; its request is the one its {@link ReactiveCurrentRequest} finds in the Reactor
+ * context.
  */
 @Aspect
 @Order(0)
@@ -73,6 +78,12 @@ public class RateLimitedAspect {
 	private static final Verdict NO_RATES = new Verdict(List.of(), List.of());
 
 	private final Map<MethodClassKey, AnnotatedLimits> compiled = new ConcurrentHashMap<>();
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			RateLimitedAspect.class.getClassLoader());
+
+	/** Limits the calls that return a {@code Mono} or a {@code Flux}; {@code null} without Reactor. */
+	private final @Nullable ReactiveCalls reactive;
 
 	/**
 	 * @param limiter the limiter
@@ -108,12 +119,30 @@ public class RateLimitedAspect {
 	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
 			CurrentRequest currentRequest, AdmissionListener admissionListener,
 			AdaptiveConcurrencyLimits adaptiveLimits) {
+		this(limiter, rules, beanFactory, currentRequest, null, admissionListener, adaptiveLimits);
+	}
+
+	/**
+	 * @param limiter the limiter
+	 * @param rules the configured rules, for annotations that name one
+	 * @param beanFactory resolves {@code @beanName} in expressions
+	 * @param currentRequest finds the web request of a call and records the call's verdict in it
+	 * @param reactiveCurrentRequest finds the web request of a reactive call in the Reactor context of its
+	 * subscription, or {@code null} when reactive calls never run in one
+	 * @param admissionListener told of every admitted call, with the completion that ends with it
+	 * @param adaptiveLimits the adaptive concurrency limits, for annotations that name an adaptive rule
+	 */
+	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
+			CurrentRequest currentRequest, @Nullable ReactiveCurrentRequest reactiveCurrentRequest,
+			AdmissionListener admissionListener, AdaptiveConcurrencyLimits adaptiveLimits) {
 		this.adaptiveLimits = adaptiveLimits;
 		this.limiter = limiter;
 		this.rules = rules;
 		this.beanResolver = new BeanFactoryResolver(beanFactory);
 		this.currentRequest = currentRequest;
 		this.admissionListener = admissionListener;
+		this.reactive = REACTOR_PRESENT
+				? new ReactiveCalls(limiter, reactiveCurrentRequest, admissionListener, adaptiveLimits) : null;
 	}
 
 	@Around("@within(dev.ratelimit.RateLimited) || @annotation(dev.ratelimit.RateLimited)"
@@ -123,6 +152,11 @@ public class RateLimitedAspect {
 		Object target = call.getTarget();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
 		AnnotatedLimits limits = limitsOf(method, targetClass);
+		if (this.reactive != null && ReactiveCalls.handles(method.getReturnType())) {
+			// the method only assembles its publisher: the limits apply on each subscription
+			return this.reactive.limit(call.proceed(), limits.adaptive(), "call of " + method.getName(),
+					(request) -> checks(call, method, targetClass, limits, request));
+		}
 		AdaptiveAdmission admission = this.adaptiveLimits.admitNamed(limits.adaptive(), "call of " + method.getName());
 		if (admission != null && admission.denial() != null) {
 			// denied before any rate is checked, so it consumes no quota
@@ -145,19 +179,8 @@ public class RateLimitedAspect {
 
 	private @Nullable Object limitRates(ProceedingJoinPoint call, Method method, Class<?> targetClass,
 			AnnotatedLimits limits, @Nullable AdaptiveAdmission admission) throws Throwable {
-		Object target = call.getTarget();
 		RateLimitRequest request = this.currentRequest.get();
-		Object[] arguments = call.getArgs();
-		List<RateLimitCheck> checks = new ArrayList<>(limits.limits().size());
-		MethodBasedEvaluationContext context = null;
-		for (AnnotatedLimits.Limit limit : limits.limits()) {
-			if ((limit.key() != null || limit.cost() != null) && context == null) {
-				context = new MethodBasedEvaluationContext(target, specific(method, targetClass), arguments,
-						PARAMETER_NAMES);
-				context.setBeanResolver(this.beanResolver);
-			}
-			checks.add(check(limit, request, context));
-		}
+		List<RateLimitCheck> checks = checks(call, method, targetClass, limits, request);
 		if (checks.isEmpty()) {
 			// only adaptive rules: no rate to evaluate, nothing to record in the request
 			return proceed(call, admission, NO_RATES, false);
@@ -171,6 +194,22 @@ public class RateLimitedAspect {
 			throw new RateLimitExceededException(verdict);
 		}
 		return proceed(call, admission, verdict, this.admissionListener.wants(verdict));
+	}
+
+	/** Makes the checks of a call's rate annotations, for the request it runs in. */
+	private List<RateLimitCheck> checks(ProceedingJoinPoint call, Method method, Class<?> targetClass,
+			AnnotatedLimits limits, @Nullable RateLimitRequest request) {
+		List<RateLimitCheck> checks = new ArrayList<>(limits.limits().size());
+		MethodBasedEvaluationContext context = null;
+		for (AnnotatedLimits.Limit limit : limits.limits()) {
+			if ((limit.key() != null || limit.cost() != null) && context == null) {
+				context = new MethodBasedEvaluationContext(call.getTarget(), specific(method, targetClass),
+						call.getArgs(), PARAMETER_NAMES);
+				context.setBeanResolver(this.beanResolver);
+			}
+			checks.add(check(limit, request, context));
+		}
+		return checks;
 	}
 
 	/** Proceeds with an admitted call, followed to its end when places or a listener need it. */

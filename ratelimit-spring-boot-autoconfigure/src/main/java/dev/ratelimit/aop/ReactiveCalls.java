@@ -119,7 +119,9 @@ final class ReactiveCalls {
 			return Mono.error(ex);
 		}
 		AtomicBoolean delivered = new AtomicBoolean();
-		return Mono.fromFuture(evaluation, true).flatMap((verdict) -> {
+		CompletableFuture<Verdict> continued = (request != null) ? this.currentRequest.continueOn(request, evaluation)
+				: evaluation;
+		return Mono.fromFuture(continued, true).flatMap((verdict) -> {
 			delivered.set(true);
 			return decided(request, verdict, admission);
 		}).doOnError((ex) -> rejected(admission)).doOnCancel(() -> {

@@ -1,5 +1,7 @@
 package dev.ratelimit.aop;
 
+import java.util.concurrent.CompletableFuture;
+
 import dev.ratelimit.RateLimitRequest;
 import dev.ratelimit.Verdict;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +41,17 @@ public interface ReactiveCurrentRequest {
 	 * @param verdict the verdict of the call's annotations
 	 */
 	default void record(RateLimitRequest request, Verdict verdict) {
+	}
+
+	/**
+	 * Returns a future that completes as a call's verdict does, on the thread the request should go on on (the
+	 * verdict completes on the store client's I/O thread). The default goes on where the verdict completed.
+	 * @param request the request, as {@link #get} returned it
+	 * @param verdict the verdict being decided
+	 * @return the future to continue the call from
+	 */
+	default CompletableFuture<Verdict> continueOn(RateLimitRequest request, CompletableFuture<Verdict> verdict) {
+		return verdict;
 	}
 
 	/**

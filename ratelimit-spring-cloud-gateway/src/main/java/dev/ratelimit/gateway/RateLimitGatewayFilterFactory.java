@@ -12,6 +12,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.web.RateLimitHeaders;
+import dev.ratelimit.web.reactive.ConnectionEventLoop;
 import dev.ratelimit.web.reactive.ReactiveRateLimitRejectionHandler;
 import dev.ratelimit.web.reactive.ServerRateLimitRequest;
 import dev.ratelimit.web.reactive.ServerRouteLookup;
@@ -112,7 +113,9 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 		if (checks.isEmpty()) {
 			return chain.filter(exchange);
 		}
-		return Mono.defer(() -> Mono.fromFuture(this.limiter.evaluateAsync(checks))).flatMap((verdict) -> {
+		// the verdict completes on the store client's I/O thread: the request goes on on its connection's event loop
+		return Mono.defer(() -> Mono.fromFuture(ConnectionEventLoop.continueOn(exchange,
+				this.limiter.evaluateAsync(checks)))).flatMap((verdict) -> {
 			ServerHttpResponse response = exchange.getResponse();
 			response.getHeaders().addAll(this.headers.of(verdict));
 			if (!verdict.allowed()) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.LeaseRelease;
 import dev.ratelimit.RateLimitCheck;
@@ -11,12 +12,14 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitProblem;
+import dev.ratelimit.web.reactive.ConnectionEventLoop;
 import reactor.core.publisher.Mono;
 
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.http.HttpHeaders;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 
 /**
  * The {@code ratelimit.*} rules as a Spring Cloud Gateway
@@ -76,7 +79,14 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 			return Mono.error(new IllegalStateException("Route '" + routeId + "' names no rule of ratelimit.rules:"
 					+ " set the filter argument ratelimit.rules, or declare ratelimit.rules." + routeId));
 		}
-		return Mono.defer(() -> Mono.fromFuture(this.limiter.evaluateAsync(checks))).map(this::response);
+		// the verdict completes on the store client's I/O thread: the request goes on on its connection's event loop
+		// when the exchange is in the Reactor context (ServerWebExchangeContextFilter, auto-configured)
+		return Mono.deferContextual((context) -> {
+			CompletableFuture<Verdict> verdict = this.limiter.evaluateAsync(checks);
+			return Mono.fromFuture(ServerWebExchangeContextFilter.getExchange(context)
+				.map((exchange) -> ConnectionEventLoop.continueOn(exchange, verdict))
+				.orElse(verdict));
+		}).map(this::response);
 	}
 
 	private Response response(Verdict verdict) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.web.reactive;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
@@ -10,10 +11,11 @@ import org.springframework.util.ClassUtils;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
- * The event loop of the connection a request came on, on Reactor Netty: where the filter continues a request after
- * its store call completed elsewhere.
+ * The event loop of the connection a request came on, on Reactor Netty: where a filter continues a request after
+ * its store call completed elsewhere (on the store client's I/O thread). Continuing there matters: a request that went
+ * on on another thread sometimes left its keep-alive connection stuck (decision 78).
  */
-final class ConnectionEventLoop {
+public final class ConnectionEventLoop {
 
 	private static final boolean REACTOR_NETTY_PRESENT = ClassUtils.isPresent("reactor.netty.Connection",
 			ConnectionEventLoop.class.getClassLoader());
@@ -28,6 +30,20 @@ final class ConnectionEventLoop {
 	 */
 	static @Nullable Executor of(ServerWebExchange exchange) {
 		return REACTOR_NETTY_PRESENT ? Netty.eventLoop(exchange) : null;
+	}
+
+	/**
+	 * Returns a future that completes as {@code future} does, on the event loop of the exchange's connection (as
+	 * {@code future} itself on another server).
+	 * @param exchange the exchange
+	 * @param future a future that completes on another thread, e.g. a verdict
+	 * @param <T> the result type
+	 * @return the future to continue the request from
+	 */
+	public static <T> CompletableFuture<T> continueOn(ServerWebExchange exchange, CompletableFuture<T> future) {
+		Executor connection = of(exchange);
+		return (connection != null) ? future.whenCompleteAsync((value, ex) -> {
+		}, connection) : future;
 	}
 
 	/** Reads Reactor Netty's connection; loaded only when Reactor Netty is present. */

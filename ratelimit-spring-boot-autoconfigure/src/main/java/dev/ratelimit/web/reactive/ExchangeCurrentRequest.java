@@ -1,5 +1,7 @@
 package dev.ratelimit.web.reactive;
 
+import java.util.concurrent.CompletableFuture;
+
 import dev.ratelimit.ClientIp;
 import dev.ratelimit.RateLimitRequest;
 import dev.ratelimit.Verdict;
@@ -51,6 +53,13 @@ public final class ExchangeCurrentRequest implements ReactiveCurrentRequest {
 			return server.resolve().cast(RateLimitRequest.class);
 		}
 		return Mono.just(request);
+	}
+
+	/** Goes on on the event loop of the request's connection (see {@link ConnectionEventLoop}). */
+	@Override
+	public CompletableFuture<Verdict> continueOn(RateLimitRequest request, CompletableFuture<Verdict> verdict) {
+		ServerWebExchange exchange = request.getNativeRequest(ServerWebExchange.class);
+		return (exchange != null) ? ConnectionEventLoop.continueOn(exchange, verdict) : verdict;
 	}
 
 	@Override

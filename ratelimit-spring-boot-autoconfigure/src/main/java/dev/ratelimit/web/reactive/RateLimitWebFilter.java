@@ -2,7 +2,6 @@ package dev.ratelimit.web.reactive;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.ClientIp;
@@ -196,10 +195,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			// the verdict completes on the store client's I/O thread (Lettuce's event loop): the request goes on on
 			// its own connection's event loop, so that handlers never delay the replies of other requests' store
 			// calls, and the server sees its response written where it reads the connection's next request
-			Executor connection = ConnectionEventLoop.of(exchange);
-			CompletableFuture<Verdict> continued = (connection != null)
-					? decided.whenCompleteAsync((verdict, ex) -> {
-					}, connection) : decided;
+			CompletableFuture<Verdict> continued = ConnectionEventLoop.continueOn(exchange, decided);
 			return Mono.fromFuture(continued, true).doOnCancel(() -> decided.thenAccept((verdict) -> {
 				places.leave();
 				abandon(verdict);

@@ -13,6 +13,7 @@
 #   http                      the sample app with and without the limiter: added p50/p99; writes docs/benchmarks-http.md
 #   webflux                   a WebFlux application, a limited and an unlimited path: added p50/p99; prints the table
 #   gateway                   a gateway route with the RateLimit filter vs the gateway's RedisRateLimiter (prints a table)
+#   reactive                  webflux and gateway together; writes docs/benchmarks-reactive.md (~3 min)
 # Options (throughput, all): --contenders=ours,ours-starter,ours-script,ideal,bucket4j,redisson,scg
 #   --warmup=2 --seconds=2 --rounds=5
 # JAVA_OPTS is passed to the JVM, e.g. JAVA_OPTS=-XX:StartFlightRecording=filename=/tmp/bench.jfr
@@ -20,9 +21,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 started="$(date +%s)"
 command="${1:-all}"
-if [ "$command" = "gateway" ]; then
+if [ "$command" = "gateway" ] || [ "$command" = "reactive" ]; then
   ./mvnw -q -B -pl benchmarks,sample-reactive -am package -DskipTests
-elif [ "$command" = "http" ] || [ "$command" = "all" ]; then
+elif [ "$command" = "all" ]; then
+  ./mvnw -q -B -pl benchmarks,sample-app,sample-reactive -am package -DskipTests
+elif [ "$command" = "http" ]; then
   ./mvnw -q -B -pl benchmarks,sample-app -am package -DskipTests
 else
   ./mvnw -q -B -pl benchmarks -am package -DskipTests
@@ -46,7 +49,13 @@ if [ "$command" = "gateway" ]; then
   run_java ${BENCH_OPTS:-} dev.ratelimit.benchmarks.http.GatewayBenchmark
   exit 0
 fi
+if [ "$command" = "reactive" ]; then
+  # -Dbench.requests (WebFlux), -Dbench.threads, .warmup, .round, .rounds (gateway) via BENCH_OPTS
+  run_java ${BENCH_OPTS:-} dev.ratelimit.benchmarks.ReactiveOverhead docs
+  exit 0
+fi
 run_java dev.ratelimit.benchmarks.Benchmarks "$@"
 if [ "$command" = "all" ]; then
   run_java dev.ratelimit.benchmarks.HttpOverhead docs
+  run_java ${BENCH_OPTS:-} dev.ratelimit.benchmarks.ReactiveOverhead docs
 fi

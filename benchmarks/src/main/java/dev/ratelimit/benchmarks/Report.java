@@ -78,6 +78,10 @@ public final class Report {
 				+ "on the local store and without it: p50, p99 and server CPU per request; targets +0.2 ms p50 and "
 				+ "+1 ms p99): [benchmarks-http.md](benchmarks-http.md), written by `benchmarks/run.sh http` (also run "
 				+ "by `benchmarks/run.sh all`).\n\n");
+		out.append("## Reactive stack\n\nWhat the WebFlux filter adds to a request, and a Spring Cloud Gateway route "
+				+ "with the `RateLimit` filter against the same route with the gateway's own `RedisRateLimiter` on the "
+				+ "same Redis (throughput, p50, p99): [benchmarks-reactive.md](benchmarks-reactive.md), written by "
+				+ "`benchmarks/run.sh reactive` (also run by `benchmarks/run.sh all`).\n\n");
 		out.append("## Profiles\n\nHow to profile the engine, the HTTP path and the scripts, what the profiles showed "
 				+ "and what bounds the targets missed above: [profiling.md](profiling.md) (written by hand).\n");
 		return out.toString();

@@ -38,6 +38,21 @@ public final class WebFluxOverhead {
 
 	public static void main(String[] args) throws Exception {
 		int requests = Integer.getInteger("bench.requests", 20_000);
+		Result result = measure(requests);
+		System.out.printf("WebFlux filter, %d requests each, one connection, one at a time%n", requests);
+		System.out.printf("| path | p50 (µs) | p99 (µs) |%n| --- | --- | --- |%n");
+		row("no rule (`/cf/bench/open`)", result.open());
+		row("one rule on Redis (`/cf/bench/limited`)", result.limited());
+		System.out.printf("| added by the filter | %.0f | %.0f |%n", result.addedMicros(50), result.addedMicros(99));
+	}
+
+	/**
+	 * Measures both paths.
+	 * @param requests the measured requests per path (after as many for warm-up)
+	 * @return the latencies of both paths, in nanoseconds
+	 * @throws Exception when the application or a request fails
+	 */
+	static Result measure(int requests) throws Exception {
 		try (RedisServerProcess redis = RedisServerProcess.start();
 				ConfigurableApplicationContext app = new SpringApplicationBuilder(ConformanceTestApplication.class)
 					.properties("spring.config.name=ratelimit-conformance-test", "server.port=0",
@@ -69,13 +84,7 @@ public final class WebFluxOverhead {
 					openLatency.recordValue(openNanos);
 				}
 			}
-			System.out.printf("WebFlux filter, %d requests each, one connection, one at a time%n", requests);
-			System.out.printf("| path | p50 (µs) | p99 (µs) |%n| --- | --- | --- |%n");
-			row("no rule (`/cf/bench/open`)", openLatency);
-			row("one rule on Redis (`/cf/bench/limited`)", limitedLatency);
-			System.out.printf("| added by the filter | %.0f | %.0f |%n",
-					(limitedLatency.getValueAtPercentile(50) - openLatency.getValueAtPercentile(50)) / 1000.0,
-					(limitedLatency.getValueAtPercentile(99) - openLatency.getValueAtPercentile(99)) / 1000.0);
+			return new Result(requests, openLatency, limitedLatency);
 		}
 	}
 
@@ -110,6 +119,21 @@ public final class WebFluxOverhead {
 	private static void row(String name, Histogram latency) {
 		System.out.printf("| %s | %.0f | %.0f |%n", name, latency.getValueAtPercentile(50) / 1000.0,
 				latency.getValueAtPercentile(99) / 1000.0);
+	}
+
+	/**
+	 * Latencies of one run, in nanoseconds.
+	 * @param requests the measured requests per path
+	 * @param open the path no rule matches
+	 * @param limited the path one rule on Redis limits
+	 */
+	record Result(int requests, Histogram open, Histogram limited) {
+
+		/** Returns what the filter adds at a percentile, in microseconds. */
+		double addedMicros(double percentile) {
+			return (this.limited.getValueAtPercentile(percentile) - this.open.getValueAtPercentile(percentile)) / 1000.0;
+		}
+
 	}
 
 }

@@ -30,45 +30,60 @@ public final class GatewayBenchmark {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Path jar = Path.of("sample-reactive/target/sample-reactive-0.1.0-SNAPSHOT.jar");
-		int threads = Integer.getInteger("bench.threads", 8);
-		Duration warmup = Duration.ofSeconds(Long.getLong("bench.warmup", 15));
-		Duration round = Duration.ofSeconds(Long.getLong("bench.round", 5));
-		int rounds = Integer.getInteger("bench.rounds", 4);
-		List<String> routes = List.of("/gateway/ours", "/gateway/theirs", "/gateway/none");
+		Results results = run(Path.of("sample-reactive/target/sample-reactive-0.1.0-SNAPSHOT.jar"), Settings.fromSystem());
+		System.out.printf(Locale.ROOT, "%d connections, %d rounds of %d s per route after %d s of warm-up%n",
+				results.settings().threads(), results.settings().rounds(), results.settings().round().toSeconds(),
+				results.settings().warmup().toSeconds());
+		System.out.println("| route | requests/s | p50 ms | p99 ms | p99.9 ms | no answer in 10 s |");
+		System.out.println("| --- | ---: | ---: | ---: | ---: | ---: |");
+		for (Route route : results.routes()) {
+			System.out.printf(Locale.ROOT, "| %s | %,.0f | %.3f | %.3f | %.3f | %d |%n", route.path(),
+					route.throughput(), route.percentileMillis(50), route.percentileMillis(99),
+					route.percentileMillis(99.9), route.timeouts());
+		}
+	}
+
+	/**
+	 * Starts the jar on a redis-server of its own and measures its three routes: ours, the gateway's, none.
+	 * @param jar the {@code sample-reactive} jar
+	 * @param settings connections, warm-up and rounds
+	 * @return one result per route, in the order ours, the gateway's, none
+	 * @throws Exception when the jar does not start or a measurement fails
+	 */
+	public static Results run(Path jar, Settings settings) throws Exception {
+		List<String> paths = List.of("/gateway/ours", "/gateway/theirs", "/gateway/none");
 		try (RedisServerProcess redis = RedisServerProcess.start()) {
 			int port = free();
 			Process process = start(jar, redis.port(), port);
 			try {
 				awaitReady(process, port);
 				List<Histogram> totals = new ArrayList<>();
-				long[] requests = new long[routes.size()];
-				long[] nanos = new long[routes.size()];
-				long[] timeouts = new long[routes.size()];
-				for (String route : routes) {
+				List<List<Double>> perRound = new ArrayList<>();
+				long[] requests = new long[paths.size()];
+				long[] nanos = new long[paths.size()];
+				long[] timeouts = new long[paths.size()];
+				for (String path : paths) {
 					totals.add(new Histogram(3));
-					measure(port, route, threads, warmup);
+					perRound.add(new ArrayList<>());
+					measure(port, path, settings.threads(), settings.warmup());
 				}
-				for (int r = 0; r < rounds; r++) {
-					for (int i = 0; i < routes.size(); i++) {
-						int index = (i + r) % routes.size();
-						Result result = measure(port, routes.get(index), threads, round);
+				for (int r = 0; r < settings.rounds(); r++) {
+					for (int i = 0; i < paths.size(); i++) {
+						int index = (i + r) % paths.size();
+						Result result = measure(port, paths.get(index), settings.threads(), settings.round());
 						totals.get(index).add(result.latencies());
 						requests[index] += result.requests();
 						nanos[index] += result.nanos();
 						timeouts[index] += result.timeouts();
+						perRound.get(index).add(result.requests() * 1e9 / result.nanos());
 					}
 				}
-				System.out.printf(Locale.ROOT, "%d connections, %d rounds of %d s per route after %d s of warm-up%n",
-						threads, rounds, round.toSeconds(), warmup.toSeconds());
-				System.out.println("| route | requests/s | p50 ms | p99 ms | p99.9 ms | no answer in 10 s |");
-				System.out.println("| --- | ---: | ---: | ---: | ---: | ---: |");
-				for (int i = 0; i < routes.size(); i++) {
-					Histogram h = totals.get(i);
-					System.out.printf(Locale.ROOT, "| %s | %,.0f | %.3f | %.3f | %.3f | %d |%n", routes.get(i),
-							requests[i] * 1e9 / nanos[i], h.getValueAtPercentile(50) / 1000.0,
-							h.getValueAtPercentile(99) / 1000.0, h.getValueAtPercentile(99.9) / 1000.0, timeouts[i]);
+				List<Route> routes = new ArrayList<>();
+				for (int i = 0; i < paths.size(); i++) {
+					routes.add(new Route(paths.get(i), requests[i] * 1e9 / nanos[i], List.copyOf(perRound.get(i)),
+							totals.get(i), timeouts[i]));
 				}
+				return new Results(settings, routes);
 			}
 			finally {
 				process.destroy();
@@ -174,6 +189,64 @@ public final class GatewayBenchmark {
 	}
 
 	private record Result(Histogram latencies, long requests, long nanos, long timeouts) {
+	}
+
+	/**
+	 * How the routes are measured.
+	 * @param threads keep-alive connections in closed loops
+	 * @param warmup the warm-up of each route
+	 * @param round the length of one measured round of one route
+	 * @param rounds the rounds per route, in rotating order
+	 */
+	public record Settings(int threads, Duration warmup, Duration round, int rounds) {
+
+		/** Reads {@code bench.threads} (8), {@code bench.warmup} (10 s), {@code bench.round} (5 s), {@code bench.rounds} (3). */
+		public static Settings fromSystem() {
+			return new Settings(Integer.getInteger("bench.threads", 8),
+					Duration.ofSeconds(Long.getLong("bench.warmup", 10)),
+					Duration.ofSeconds(Long.getLong("bench.round", 5)), Integer.getInteger("bench.rounds", 3));
+		}
+
+	}
+
+	/**
+	 * What one run measured.
+	 * @param settings how
+	 * @param routes ours, the gateway's and the route without a limiter, in that order
+	 */
+	public record Results(Settings settings, List<Route> routes) {
+
+		/** Returns the lowest and highest ratio of one round's throughputs of two routes (round k against round k). */
+		public double[] roundRatios(int route, int other) {
+			List<Double> a = this.routes.get(route).rounds();
+			List<Double> b = this.routes.get(other).rounds();
+			double low = Double.MAX_VALUE;
+			double high = 0;
+			for (int k = 0; k < Math.min(a.size(), b.size()); k++) {
+				double ratio = a.get(k) / b.get(k);
+				low = Math.min(low, ratio);
+				high = Math.max(high, ratio);
+			}
+			return new double[] { low, high };
+		}
+
+	}
+
+	/**
+	 * One route's result.
+	 * @param path the route's path
+	 * @param throughput requests per second over every round
+	 * @param rounds requests per second of each round
+	 * @param latencies latencies in microseconds, over every round
+	 * @param timeouts requests without an answer in 10 s (or failed)
+	 */
+	public record Route(String path, double throughput, List<Double> rounds, Histogram latencies, long timeouts) {
+
+		/** Returns a latency percentile in milliseconds. */
+		public double percentileMillis(double percentile) {
+			return this.latencies.getValueAtPercentile(percentile) / 1000.0;
+		}
+
 	}
 
 }

@@ -49,59 +49,40 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		}
 	}
 
-	/** Creates a rule whose requests never wait. */
-	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
-			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-			StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
-			@Nullable CountWhen countWhen) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, distinct, countWhen,
-				RuleWaiting.NONE);
+	/**
+	 * Starts a rule for code that compiles its rules itself (a test, a {@code RateLimitRules} of its own; rules added
+	 * beside {@code ratelimit.rules} go through a {@code RateLimitRulesCustomizer} instead): every request, keyed by
+	 * the client IP, one unit per request, enforced, the local store while the shared one is unavailable, applied
+	 * before authentication, denials answered with 429, no tiers, no waiting: the defaults of a
+	 * {@code ratelimit.rules.*} entry, except that the phase is not worked out from the key (set {@link Builder#phase}
+	 * for a rule keyed by the user).
+	 * @param name the rule name
+	 * @param policy the policy for requests without a known tier
+	 * @return a builder
+	 */
+	public static Builder builder(String name, RateLimitPolicy policy) {
+		return new Builder(name, policy);
 	}
 
-	/** Creates a rule whose denials are answered with {@link DenialStatus#TOO_MANY_REQUESTS}. */
-	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
-			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-			StoreFailureMode onStoreFailure, RulePhase phase) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS,
-				null, null);
-	}
-
-	/** Creates a rule that counts no distinct values and whose every admitted request counts. */
-	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
-			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-			StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, null, null);
-	}
-
-	/** Creates a rule whose denials are answered with {@link DenialStatus#TOO_MANY_REQUESTS}. */
-	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
-			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-			StoreFailureMode onStoreFailure, RulePhase phase, @Nullable KeyResolver distinct) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS,
-				distinct, null);
-	}
-
-	/** Creates a rule whose every admitted request counts. */
-	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
-			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-			StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, distinct, null);
-	}
-
-	/** Creates a rule answered with {@link DenialStatus#TOO_MANY_REQUESTS} that counts no distinct values. */
-	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
-			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-			StoreFailureMode onStoreFailure, RulePhase phase, @Nullable CountWhen countWhen) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS,
-				null, countWhen);
-	}
-
-	/** Creates a rule answered with {@link DenialStatus#TOO_MANY_REQUESTS} whose requests may wait. */
-	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
-			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
-			StoreFailureMode onStoreFailure, RulePhase phase, RuleWaiting waiting) {
-		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, DenialStatus.TOO_MANY_REQUESTS,
-				null, null, waiting);
+	/**
+	 * Returns a builder that starts from this rule.
+	 * @return a builder holding every component of this rule
+	 */
+	public Builder toBuilder() {
+		Builder builder = new Builder(this.name, this.policy);
+		builder.match = this.match;
+		builder.key = this.key;
+		builder.tiers = this.tiers;
+		builder.tierKey = this.tierKey;
+		builder.cost = this.cost;
+		builder.mode = this.mode;
+		builder.onStoreFailure = this.onStoreFailure;
+		builder.phase = this.phase;
+		builder.status = this.status;
+		builder.distinct = this.distinct;
+		builder.countWhen = this.countWhen;
+		builder.waiting = this.waiting;
+		return builder;
 	}
 
 	/**
@@ -183,6 +164,133 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		}
 		RateLimitPolicy tierPolicy = (tier != null) ? this.tiers.get(tier) : null;
 		return (tierPolicy != null) ? tierPolicy : this.policy;
+	}
+
+	/**
+	 * Builds a {@link RateLimitRule}; see {@link RateLimitRule#builder} for the defaults. Not thread-safe.
+	 */
+	public static final class Builder {
+
+		private String name;
+
+		private RateLimitPolicy policy;
+
+		private RequestMatch match = RequestMatch.all();
+
+		private KeyResolver key = RateLimitRequest::clientIp;
+
+		private Map<String, RateLimitPolicy> tiers = Map.of();
+
+		private @Nullable KeyResolver tierKey;
+
+		private CostResolver cost = CostResolver.fixed(1);
+
+		private RuleMode mode = RuleMode.ENFORCE;
+
+		private StoreFailureMode onStoreFailure = StoreFailureMode.LOCAL;
+
+		private RulePhase phase = RulePhase.BEFORE_AUTHENTICATION;
+
+		private DenialStatus status = DenialStatus.TOO_MANY_REQUESTS;
+
+		private @Nullable KeyResolver distinct;
+
+		private @Nullable CountWhen countWhen;
+
+		private RuleWaiting waiting = RuleWaiting.NONE;
+
+		private Builder(String name, RateLimitPolicy policy) {
+			this.name = name;
+			this.policy = policy;
+		}
+
+		/** Sets the policy for requests without a known tier. */
+		public Builder policy(RateLimitPolicy policy) {
+			this.policy = policy;
+			return this;
+		}
+
+		/** Sets which requests the rule applies to (default: all). */
+		public Builder match(RequestMatch match) {
+			this.match = match;
+			return this;
+		}
+
+		/** Sets whose quota a request uses (default: the client IP). */
+		public Builder key(KeyResolver key) {
+			this.key = key;
+			return this;
+		}
+
+		/**
+		 * Sets the policy per tier and how to find a request's tier.
+		 * @param tiers the policy per tier name
+		 * @param tierKey how to find a request's tier, or {@code null} without tiers
+		 * @return this builder
+		 */
+		public Builder tiers(Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey) {
+			this.tiers = tiers;
+			this.tierKey = tierKey;
+			return this;
+		}
+
+		/** Sets the cost of a request (default: 1). */
+		public Builder cost(CostResolver cost) {
+			this.cost = cost;
+			return this;
+		}
+
+		/** Sets whether the rule blocks or only reports (default: enforce). */
+		public Builder mode(RuleMode mode) {
+			this.mode = mode;
+			return this;
+		}
+
+		/** Sets what to do while the shared store is unavailable (default: the local store). */
+		public Builder onStoreFailure(StoreFailureMode onStoreFailure) {
+			this.onStoreFailure = onStoreFailure;
+			return this;
+		}
+
+		/** Sets where the filter applies the rule (default: before authentication; never {@code AUTO}). */
+		public Builder phase(RulePhase phase) {
+			this.phase = phase;
+			return this;
+		}
+
+		/** Sets how denials are answered (default: 429). */
+		public Builder status(DenialStatus status) {
+			this.status = status;
+			return this;
+		}
+
+		/** Sets the values a {@link Algorithm#DISTINCT distinct} rule counts per subject. */
+		public Builder distinct(KeyResolver distinct) {
+			this.distinct = distinct;
+			return this;
+		}
+
+		/** Sets which outcomes of an admitted request count (default: all). */
+		public Builder countWhen(CountWhen countWhen) {
+			this.countWhen = countWhen;
+			return this;
+		}
+
+		/** Sets how long requests may wait for a reserved slot, and how many at once (default: no waiting). */
+		public Builder waiting(RuleWaiting waiting) {
+			this.waiting = waiting;
+			return this;
+		}
+
+		/**
+		 * Returns the rule.
+		 * @throws IllegalArgumentException when the components do not fit together (see the record's constructor)
+		 */
+		public RateLimitRule build() {
+			return new RateLimitRule(this.name, this.match, this.key, this.policy, this.tiers, this.tierKey, this.cost,
+					this.mode, this.onStoreFailure, this.phase, this.status, this.distinct, this.countWhen, this.waiting);
+		}
+
 	}
 
 }

@@ -33,9 +33,11 @@ public record RuleOverride(@Nullable Long limit, @Nullable Duration period, @Nul
 		Map<String, RateLimitPolicy> tiers = new LinkedHashMap<>();
 		rule.tiers().forEach((tier, tierPolicy) -> tiers.put(tier, new RateLimitPolicy(tierPolicy.name(),
 				tierPolicy.algorithm(), tierPolicy.limit(), policy.period(), policy.burst(), tierPolicy.spreadWindows())));
-		return new RateLimitRule(rule.name(), rule.match(), rule.key(), policy, tiers, rule.tierKey(), rule.cost(),
-				(this.mode != null) ? this.mode : rule.mode(), rule.onStoreFailure(), rule.phase(), rule.status(),
-				rule.distinct(), rule.countWhen(), rule.waiting());
+		return rule.toBuilder()
+			.policy(policy)
+			.tiers(tiers, rule.tierKey())
+			.mode((this.mode != null) ? this.mode : rule.mode())
+			.build();
 	}
 
 	/** Encodes this override as {@code limit=..;period=..;burst=..;mode=..} (empty values omitted). */

@@ -2,7 +2,6 @@ package dev.ratelimit.actuate;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
@@ -13,14 +12,9 @@ import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.actuate.RateLimitsEndpoint.SubjectDescriptor;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.resilience.StoreStatus;
-import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
-import dev.ratelimit.rule.RequestMatch;
-import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RuleOverrideRepository;
-import dev.ratelimit.rule.RulePhase;
-import dev.ratelimit.rule.StoreFailureMode;
 import dev.ratelimit.test.MutableClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -99,9 +93,9 @@ class RateLimitsEndpointTests {
 	}
 
 	private RateLimitsEndpoint endpoint(RateLimitPolicy policy, RateLimitStore inspected) {
-		RateLimitRule rule = new RateLimitRule(policy.name(), RequestMatch.all(), (request) -> request.getRemoteAddr(),
-				policy, Map.of(), null, CostResolver.fixed(1), RuleMode.ENFORCE, StoreFailureMode.LOCAL,
-				RulePhase.BEFORE_AUTHENTICATION);
+		RateLimitRule rule = RateLimitRule.builder(policy.name(), policy)
+			.key((request) -> request.getRemoteAddr())
+			.build();
 		return new RateLimitsEndpoint(new RateLimitRules(List.of(rule)), new StoreRateLimiter(this.store),
 				StoreStatus.local(), inspected, RuleOverrideRepository.inMemory(), null, "local");
 	}

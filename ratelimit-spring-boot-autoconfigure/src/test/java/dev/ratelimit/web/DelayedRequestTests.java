@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Algorithm;
@@ -12,14 +11,9 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
-import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
-import dev.ratelimit.rule.RequestMatch;
-import dev.ratelimit.rule.RuleMode;
-import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.RuleWaiting;
-import dev.ratelimit.rule.StoreFailureMode;
 import dev.ratelimit.test.MutableClock;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -144,9 +138,10 @@ class DelayedRequestTests {
 	}
 
 	private RateLimitFilter filter(Duration interval) {
-		RateLimitRule rule = new RateLimitRule("queue", RequestMatch.all(), (request) -> "subject", policy(interval),
-				Map.of(), null, CostResolver.fixed(1), RuleMode.ENFORCE, StoreFailureMode.LOCAL,
-				RulePhase.BEFORE_AUTHENTICATION, new RuleWaiting(Duration.ofMinutes(1), 2));
+		RateLimitRule rule = RateLimitRule.builder("queue", policy(interval))
+			.key((request) -> "subject")
+			.waiting(new RuleWaiting(Duration.ofMinutes(1), 2))
+			.build();
 		return new RateLimitFilter(new RateLimitRules(List.of(rule)), new StoreRateLimiter(this.store),
 				new StandardRateLimitHeadersWriter(HeaderStyle.BOTH, Clock.systemUTC()), new ProblemDetailRejectionHandler(),
 				null);

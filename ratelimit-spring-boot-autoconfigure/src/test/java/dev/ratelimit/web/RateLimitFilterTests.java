@@ -3,7 +3,6 @@ package dev.ratelimit.web;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.AdmissionListener;
@@ -17,14 +16,12 @@ import dev.ratelimit.adaptive.AdaptiveSettings;
 import dev.ratelimit.adaptive.AdaptiveStrategy;
 import dev.ratelimit.adaptive.NetflixConcurrencyLimiters;
 import dev.ratelimit.local.LocalRateLimitStore;
-import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RulePhase;
-import dev.ratelimit.rule.StoreFailureMode;
 import jakarta.servlet.FilterChain;
 import org.junit.jupiter.api.Test;
 
@@ -76,8 +73,7 @@ class RateLimitFilterTests {
 			throw new IllegalStateException("headers writer bug");
 		};
 		RateLimitPolicy policy = RateLimitPolicy.of("api", Algorithm.GCRA, 10, Duration.ofMinutes(1));
-		RateLimitRule rule = new RateLimitRule("api", RequestMatch.all(), (request) -> "subject", policy, Map.of(), null,
-				CostResolver.fixed(1), RuleMode.ENFORCE, StoreFailureMode.LOCAL, RulePhase.BEFORE_AUTHENTICATION);
+		RateLimitRule rule = RateLimitRule.builder("api", policy).key((request) -> "subject").build();
 		RateLimitFilter filter = new RateLimitFilter(new RateLimitRules(List.of(rule)),
 				new StoreRateLimiter(new LocalRateLimitStore(100, Clock.systemUTC())), failing,
 				new ProblemDetailRejectionHandler(), null, adaptive, AdmissionListener.NONE);
@@ -97,10 +93,9 @@ class RateLimitFilterTests {
 
 	private static RateLimitFilter filter(ResolutionFailures failures) {
 		RateLimitPolicy policy = RateLimitPolicy.of("api", Algorithm.GCRA, 10, Duration.ofMinutes(1));
-		RateLimitRule rule = new RateLimitRule("api", RequestMatch.all(), (request) -> {
+		RateLimitRule rule = RateLimitRule.builder("api", policy).key((request) -> {
 			throw new IllegalArgumentException("key expression failed");
-		}, policy, Map.of(), null, CostResolver.fixed(1), RuleMode.ENFORCE, StoreFailureMode.LOCAL,
-				RulePhase.BEFORE_AUTHENTICATION);
+		}).build();
 		return new RateLimitFilter(new RateLimitRules(List.of(rule), failures),
 				new StoreRateLimiter(new LocalRateLimitStore(100, Clock.systemUTC())),
 				new StandardRateLimitHeadersWriter(HeaderStyle.BOTH, Clock.systemUTC()), new ProblemDetailRejectionHandler(),

@@ -58,7 +58,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  * override {@link #get}) against the shared test Redis.
  */
 @RedisStandaloneTest
-abstract class RateLimitFieldsConformance {
+public abstract class RateLimitFieldsConformance {
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {

@@ -24,7 +24,9 @@ import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
+import org.springframework.cloud.gateway.route.Route;
 import org.springframework.cloud.gateway.support.HasRouteId;
+import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
@@ -67,7 +69,7 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 			ReactiveRateLimitRejectionHandler rejectionHandler, AdmissionListener admissionListener, ClientIp clientIp,
 			ServerRouteLookup routes) {
 		super(Config.class);
-		this.routes = routes;
+		this.routes = gatewayRoutes(routes);
 		this.limiter = limiter;
 		this.checks = checks;
 		this.headers = headers;
@@ -95,6 +97,27 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 			Mono<String> key = (keyResolver != null) ? keyResolver.resolve(exchange).defaultIfEmpty("") : Mono.just("");
 			return key.flatMap((resolved) -> checks(exchange, rules, resolved.isEmpty() ? null : resolved))
 				.flatMap((checks) -> limit(exchange, chain, checks));
+		};
+	}
+
+	/**
+	 * Returns the route of a request as key {@code endpoint} sees it on a gateway route: the pattern of the route's
+	 * {@code Path} predicate that matched (e.g. {@code /orders/**}), else the route's id. The application's handler
+	 * mappings know no pattern here: the gateway's handler serves every route.
+	 * @param application the application's lookup, for a request that no gateway route serves
+	 * @return the lookup
+	 */
+	static ServerRouteLookup gatewayRoutes(ServerRouteLookup application) {
+		return (exchange) -> {
+			Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
+			if (route == null) {
+				return application.route(exchange);
+			}
+			// a Path predicate of a route tried earlier may have matched the path before another predicate refused it
+			String pattern = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_PREDICATE_MATCHED_PATH_ATTR);
+			boolean ours = route.getId()
+				.equals(exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_PREDICATE_MATCHED_PATH_ROUTE_ID_ATTR));
+			return Mono.just((pattern != null && ours) ? pattern : route.getId());
 		};
 	}
 

@@ -8,7 +8,10 @@ import java.nio.charset.StandardCharsets;
 
 import com.sun.net.httpserver.HttpServer;
 
-/** A local backend behind the gateway's routes: answers every request 200 {@code backend}. */
+/**
+ * A local backend behind the gateway's routes: answers every request 200 {@code backend} as {@code text/plain}, as a
+ * Spring controller returning a {@code String} answers.
+ */
 final class LocalBackend implements AutoCloseable {
 
 	private final HttpServer server;
@@ -22,6 +25,7 @@ final class LocalBackend implements AutoCloseable {
 			HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 			server.createContext("/", (exchange) -> {
 				byte[] body = "backend".getBytes(StandardCharsets.UTF_8);
+				exchange.getResponseHeaders().set("Content-Type", "text/plain;charset=UTF-8");
 				exchange.sendResponseHeaders(200, body.length);
 				try (OutputStream out = exchange.getResponseBody()) {
 					out.write(body);

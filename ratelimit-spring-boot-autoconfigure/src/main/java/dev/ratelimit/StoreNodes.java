@@ -27,7 +27,7 @@ public interface StoreNodes {
 	 * slots it serves).
 	 * @return the description of each serving node, by node id
 	 */
-	Map<String, String> nodes();
+	Map<String, String> serving();
 
 	/**
 	 * Tells which of the nodes a failed call touched the failure is theirs: none when it is not a node's failure

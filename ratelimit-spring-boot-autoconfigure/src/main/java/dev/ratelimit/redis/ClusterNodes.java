@@ -56,7 +56,7 @@ final class ClusterNodes implements StoreNodes {
 	}
 
 	@Override
-	public Map<String, String> nodes() {
+	public Map<String, String> serving() {
 		Map<String, String> nodes = new LinkedHashMap<>();
 		for (RedisClusterNode node : this.partitions.get()) {
 			if (node.getRole().isUpstream() && !node.hasNoSlots()) {

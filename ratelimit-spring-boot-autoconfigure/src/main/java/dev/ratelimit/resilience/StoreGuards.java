@@ -175,7 +175,7 @@ final class StoreGuards {
 
 	private Map<String, String> serving() {
 		try {
-			return this.nodes.nodes();
+			return this.nodes.serving();
 		}
 		catch (RuntimeException ex) {
 			return Map.of();

@@ -45,6 +45,9 @@ final class StoreGuards {
 
 	private final @Nullable NodeGuard single;
 
+	/** The guards of every request to a store on one server: its one guard. */
+	private final List<NodeGuard> singleGuards;
+
 	private final Function<String, CircuitBreaker> newBreaker;
 
 	private final Consumer<CircuitBreaker> dropBreaker;
@@ -72,6 +75,7 @@ final class StoreGuards {
 		this.log = log;
 		this.listener = listener;
 		this.single = new NodeGuard("", "", circuitBreaker, this::changed);
+		this.singleGuards = List.of(this.single);
 	}
 
 	/**
@@ -86,6 +90,7 @@ final class StoreGuards {
 			StoreStateLog log, RateLimitListener listener) {
 		this.nodes = nodes;
 		this.single = null;
+		this.singleGuards = List.of();
 		this.newBreaker = newBreaker;
 		this.dropBreaker = dropBreaker;
 		this.log = log;
@@ -95,7 +100,7 @@ final class StoreGuards {
 	/** Returns the guards of the nodes that serve the checks' keys now, at least one. */
 	List<NodeGuard> guardsFor(List<RateLimitCheck> checks) {
 		if (this.single != null) {
-			return List.of(this.single);
+			return this.singleGuards;
 		}
 		List<String> ids;
 		try {

@@ -138,6 +138,12 @@ class ClusterNodeIsolationIntegrationTests {
 			Map<String, StoreNodeStatus> nodesWhileDown;
 			StoreState stateWhileDown;
 			List<OutageLoad.Sample> samples;
+			// connected, and no NOSCRIPT round trips, before the load: the first connection to a Cluster can take
+			// longer than the limiter's timeout on a loaded machine (its deny requests would answer 503)
+			await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+				store.loadScripts();
+				return true;
+			});
 			try (OutageLoad load = new OutageLoad(OutageLoad.port(app), paths, 8)) {
 				load.awaitRequests(REQUESTS_PER_PHASE, 0);
 				assertThat(limiter.state()).isEqualTo(StoreState.REDIS);

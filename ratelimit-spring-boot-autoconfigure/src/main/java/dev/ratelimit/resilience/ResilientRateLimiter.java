@@ -36,8 +36,11 @@ import org.jspecify.annotations.Nullable;
  * store unavailable} (503).</li>
  * </ul>
  * Who decides ({@link #state()}) is the circuit breaker's state; its changes are published to the listener
- * ({@link RateLimitListener#onStoreStateChange}) and logged at WARN, at most one outage every 10 seconds. Built by
- * {@link #builder(RateLimitStore)}.
+ * ({@link RateLimitListener#onStoreStateChange}) and logged at WARN, at most one outage every 10 seconds. For a store
+ * whose nodes fail independently (a Redis Cluster, see {@link RateLimitStore#nodes()}) every master has its own
+ * breaker: a request goes through the breakers of the masters serving its keys and falls back when one of them is
+ * open, so that one master's failure sends only the requests touching its keys to the fallback
+ * ({@link StoreState#PARTIAL}). Built by {@link #builder(RateLimitStore)}.
  */
 public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoCloseable {
 

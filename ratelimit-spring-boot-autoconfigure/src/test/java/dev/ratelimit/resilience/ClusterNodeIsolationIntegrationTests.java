@@ -75,10 +75,6 @@ class ClusterNodeIsolationIntegrationTests {
 		assertThat(outcome.healthyShare()).as("share of Redis decisions for keys on the healthy masters during the"
 				+ " failover (" + outcome.healthyStore + " by Redis, " + outcome.healthyFallback + " by the fallback)")
 			.isGreaterThanOrEqualTo(0.95);
-		assertThat(lines(output, outcome.logFrom, "Rate limit store"))
-			.filteredOn((line) -> line.contains(" unavailable ("))
-			.as("only the killed master is logged unavailable")
-			.allMatch((line) -> line.contains(outcome.victimAddress));
 	}
 
 	@Test
@@ -210,11 +206,9 @@ class ClusterNodeIsolationIntegrationTests {
 			assertThat(victimLines).filteredOn((line) -> line.contains(" recovered after "))
 				.as("and at most once when it ended")
 				.hasSizeLessThanOrEqualTo(1);
-			List<String> unavailable = lines(output, logFrom, "Rate limit store").stream()
-				.filter((line) -> line.contains(" unavailable ("))
-				.toList();
-			assertThat(unavailable).as("at most one unavailable WARN per master")
-				.hasSizeLessThanOrEqualTo(3);
+			assertThat(lines(output, logFrom, "Rate limit store")).filteredOn((line) -> line.contains(" unavailable ("))
+				.as("only the killed master is logged unavailable (CLUSTERDOWN replies open no breaker)")
+				.allMatch((line) -> line.contains(victimAddress));
 			assertThat(accounting.spanningFallback.get()).as("spanning requests fell back as a whole")
 				.isPositive();
 			Map<String, String> overCharged = overCharged(cluster, store, accounting);

@@ -2,7 +2,6 @@ package dev.ratelimit.resilience;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;

@@ -96,14 +96,30 @@ public interface RateLimitListener {
 
 	/**
 	 * Called when who decides changes: the shared store's circuit breaker opened ({@link StoreState#REDIS} to
-	 * {@link StoreState#FALLBACK}) or closed again ({@link StoreState#FALLBACK} to {@link StoreState#REDIS}). Called
-	 * once per change, on the thread whose call changed the breaker's state (a request's or the background probe's).
+	 * {@link StoreState#FALLBACK}) or closed again ({@link StoreState#FALLBACK} to {@link StoreState#REDIS}); in a
+	 * Redis Cluster, where every master has its own breaker, also to and from {@link StoreState#PARTIAL} when some of
+	 * them are open (each master's own changes are {@link #onStoreNodeStateChange}). Called once per change, on the thread whose call changed the breaker's state (a request's or the background probe's).
 	 * @param previous who decided until now
 	 * @param current who decides from now on
 	 * @param cause the last failure of the store when it became unavailable; {@code null} on recovery, or when the
 	 * breaker opened without a failed call (e.g. forced open)
 	 */
 	default void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
+	}
+
+	/**
+	 * Called when who decides changes for the keys of one node of a store whose nodes fail independently (a master
+	 * of a Redis Cluster, see {@link StoreNodes}): its circuit breaker opened ({@link StoreState#REDIS} to
+	 * {@link StoreState#FALLBACK}), or closed again, or the node stopped serving keys (a replica took over its slots)
+	 * while its breaker was open ({@link StoreState#FALLBACK} to {@link StoreState#REDIS}). The change of the state of
+	 * the whole store that it causes, if any, is published as {@link #onStoreStateChange}.
+	 * @param node the node's id
+	 * @param previous who decided its keys until now
+	 * @param current who decides its keys from now on
+	 * @param cause the node's last failure when it became unavailable, else {@code null}
+	 */
+	default void onStoreNodeStateChange(String node, StoreState previous, StoreState current,
+			@Nullable Throwable cause) {
 	}
 
 	/**
@@ -157,6 +173,14 @@ public interface RateLimitListener {
 			public void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
 				for (RateLimitListener listener : all) {
 					listener.onStoreStateChange(previous, current, cause);
+				}
+			}
+
+			@Override
+			public void onStoreNodeStateChange(String node, StoreState previous, StoreState current,
+					@Nullable Throwable cause) {
+				for (RateLimitListener listener : all) {
+					listener.onStoreNodeStateChange(node, previous, current, cause);
 				}
 			}
 

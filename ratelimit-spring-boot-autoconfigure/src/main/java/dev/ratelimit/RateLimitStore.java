@@ -192,6 +192,17 @@ public interface RateLimitStore {
 	}
 
 	/**
+	 * Returns the nodes this store's keys live on when they fail independently (the masters of a Redis Cluster), so
+	 * that a limiter can isolate the failure of one of them.
+	 * <p>
+	 * The default is {@code null}: one server, which is available or not as a whole.
+	 * @return the nodes, or {@code null}
+	 */
+	default @Nullable StoreNodes nodes() {
+		return null;
+	}
+
+	/**
 	 * Runs a blocking operation on the calling thread and returns its result (or its runtime exception) as a future.
 	 * @param operation the operation
 	 * @param <T> the result type

@@ -6,7 +6,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import dev.ratelimit.StoreState;
 import dev.ratelimit.redis.RedisMemory;
+import dev.ratelimit.resilience.StoreNodeStatus;
 import dev.ratelimit.resilience.StoreStatus;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
@@ -16,7 +18,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * Health of rate limiting. Always UP while decisions can be made: a Redis outage with the fallback deciding is
  * reported in the details ({@code state: fallback}, the circuit state), not as DOWN, because the application still
- * works. With Redis, the details also show each node's memory (its {@code maxmemory-policy}, {@code used_memory} and
+ * works. In a Redis Cluster, whose masters have a circuit breaker each, the details also show each master
+ * ({@code nodes}: its address and slots, who decides for its keys, its circuit) and list the unavailable ones
+ * ({@code unavailableNodes}), while the state is {@code partial}. With Redis, the details also show each node's memory (its {@code maxmemory-policy}, {@code used_memory} and
  * {@code maxmemory}, as last read), and {@code reason: out of memory} while Redis refuses the limiter's writes for
  * memory.
  */
@@ -56,6 +60,19 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 		if (circuit != null) {
 			health.withDetail("circuit", circuit.name().toLowerCase(Locale.ROOT));
 		}
+		Map<String, StoreNodeStatus> masters = this.status.nodes();
+		if (!masters.isEmpty()) {
+			Map<String, Object> nodes = new LinkedHashMap<>();
+			masters.forEach((id, node) -> nodes.put(id, nodeDetails(node)));
+			health.withDetail("nodes", nodes);
+			List<String> unavailable = masters.values().stream()
+				.filter((node) -> node.state() != StoreState.REDIS)
+				.map(StoreNodeStatus::description)
+				.toList();
+			if (!unavailable.isEmpty()) {
+				health.withDetail("unavailableNodes", unavailable);
+			}
+		}
 		List<RedisMemory> readings = this.memory.get();
 		if (!readings.isEmpty()) {
 			Map<String, Object> nodes = new LinkedHashMap<>();
@@ -68,6 +85,14 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 			}
 		}
 		return health.build();
+	}
+
+	private static Map<String, Object> nodeDetails(StoreNodeStatus node) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("node", node.description());
+		details.put("state", node.state().name().toLowerCase(Locale.ROOT));
+		details.put("circuit", node.circuit().name().toLowerCase(Locale.ROOT));
+		return details;
 	}
 
 	private static Map<String, Object> memoryDetails(RedisMemory memory) {

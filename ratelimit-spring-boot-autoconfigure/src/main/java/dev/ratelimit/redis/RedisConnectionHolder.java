@@ -5,6 +5,7 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.Partitions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -32,6 +33,17 @@ final class RedisConnectionHolder implements AutoCloseable {
 			return current.commands;
 		}
 		return reconnect(current);
+	}
+
+	/**
+	 * Returns the cluster's topology as the held connection sees it now (Lettuce refreshes it in place).
+	 * @throws IllegalStateException when the connection is not to a Redis Cluster
+	 */
+	Partitions partitions() {
+		if (commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+			return cluster.getStatefulConnection().getPartitions();
+		}
+		throw new IllegalStateException("Not a Redis Cluster connection");
 	}
 
 	/**

@@ -25,6 +25,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreException;
+import dev.ratelimit.StoreNodes;
 import io.lettuce.core.cluster.SlotHash;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -81,6 +82,9 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	/** The batching lanes of a Cluster, by hash slot, when batching. */
 	private final Map<Integer, BatchLane> slotLanes = new ConcurrentHashMap<>();
+
+	/** The masters of a Redis Cluster, or {@code null} for a standalone or Sentinel Redis. */
+	private final @Nullable ClusterNodes nodes;
 
 	/** The store's own connection factory, closed with it, or {@code null} when it uses the application's. */
 	private final @Nullable LettuceConnectionFactory ownFactory;
@@ -152,6 +156,8 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		this.connection = new RedisConnectionHolder(this.connectionFactory);
 		this.batching = Objects.requireNonNull(batching, "batching");
 		this.lane = (batching.enabled() && !connectionFactory.isClusterAware()) ? newLane() : null;
+		this.nodes = connectionFactory.isClusterAware()
+				? new ClusterNodes(this.connection::partitions, (check) -> key(check.policy(), check.subject())) : null;
 	}
 
 	private BatchLane newLane() {
@@ -464,6 +470,15 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	@Override
 	public Duration timeout() {
 		return this.commandTimeout;
+	}
+
+	/**
+	 * Returns the masters of a Redis Cluster, whose failures a limiter isolates from each other; {@code null} for a
+	 * standalone or Sentinel Redis.
+	 */
+	@Override
+	public @Nullable StoreNodes nodes() {
+		return this.nodes;
 	}
 
 	/** Returns the key under which a subject's state of a policy is stored. */

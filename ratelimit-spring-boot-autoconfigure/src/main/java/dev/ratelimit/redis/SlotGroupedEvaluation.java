@@ -6,7 +6,9 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
@@ -21,7 +23,10 @@ import org.jspecify.annotations.Nullable;
  * the checks are grouped by slot and the groups run concurrently. When one group denies, the groups that admitted
  * are refunded (a second call that gives back exactly what they consumed; a distinct value that a HyperLogLog
  * counted cannot be taken back and stays counted) and report their state without the
- * request; for a peek, which consumed nothing, they are inspected again.
+ * request; for a peek, which consumed nothing, they are inspected again. When one group fails (e.g. its master is
+ * down), the call is abandoned at once: the request is decided without the store, so what the other groups consumed
+ * is given back as their replies arrive, and the failure names its slot ({@link ClusterSlotException}) so that it is
+ * blamed on that slot's master only.
  * <p>
  * A request that reserves waits for the latest slot among the groups, and every decision reports that delay and its
  * state seen from then. A group that reserved an earlier slot (or none) keeps it: each script call is atomic in its
@@ -50,8 +55,8 @@ final class SlotGroupedEvaluation {
 			slots.computeIfAbsent(SlotHash.getSlot(keyBytes[i]), (slot) -> new ArrayList<>()).add(i);
 		}
 		List<SlotGroup> groups = new ArrayList<>();
-		for (List<Integer> indexes : slots.values()) {
-			groups.add(new SlotGroup(indexes, keyBytes, checks));
+		for (Map.Entry<Integer, List<Integer>> slot : slots.entrySet()) {
+			groups.add(new SlotGroup(slot.getKey(), slot.getValue(), keyBytes, checks));
 		}
 		List<CompletableFuture<RateLimitScript.Reply>> replies = new ArrayList<>();
 		List<IssuedCommands.@Nullable Compensation<RateLimitScript.Reply, RateLimitScript.Reply>> refunds =
@@ -59,7 +64,14 @@ final class SlotGroupedEvaluation {
 		for (SlotGroup group : groups) {
 			CompletableFuture<RateLimitScript.Reply> reply = this.scripts.forChecks(group.checks, mode)
 				.run(commands, group.keys, group.checks, now, mode, leaseId);
-			replies.add(reply);
+			replies.add(reply.exceptionallyCompose((ex) -> {
+				Throwable failure = named(group.slot, ex);
+				if (!(failure instanceof CancellationException)) {
+					// the request is decided without the store: what its other slots consumed is given back
+					commands.abandon();
+				}
+				return CompletableFuture.failedFuture(failure);
+			}));
 			// a refund only gives back, so it runs even when the limiter has given up on the call meanwhile
 			refunds.add((mode != RateLimitScript.Mode.EVALUATE) ? null : commands.compensable(reply,
 					(admitted) -> admitted.allowed() ? this.scripts.refund(commands.compensations(), group.keys,
@@ -87,6 +99,13 @@ final class SlotGroupedEvaluation {
 			return CompletableFuture.allOf(secondCalls.toArray(CompletableFuture[]::new))
 				.thenApply((done) -> Arrays.asList(decisions));
 		});
+	}
+
+	/** Names the slot of a failed call, so that the failure can be blamed on the node serving it. */
+	private static Throwable named(int slot, Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		return (cause instanceof CancellationException) ? cause : new ClusterSlotException(slot, cause);
 	}
 
 	/** Gives every admitting decision the request's delay, the longest, its reset seen from then. */
@@ -133,13 +152,16 @@ final class SlotGroupedEvaluation {
 	/** The checks of one request that share a hash slot. */
 	private static final class SlotGroup {
 
+		private final int slot;
+
 		private final List<Integer> indexes;
 
 		private final byte[][] keys;
 
 		private final List<RateLimitCheck> checks;
 
-		SlotGroup(List<Integer> indexes, byte[][] allKeys, List<RateLimitCheck> allChecks) {
+		SlotGroup(int slot, List<Integer> indexes, byte[][] allKeys, List<RateLimitCheck> allChecks) {
+			this.slot = slot;
 			this.indexes = indexes;
 			this.keys = new byte[indexes.size()][];
 			this.checks = new ArrayList<>(indexes.size());

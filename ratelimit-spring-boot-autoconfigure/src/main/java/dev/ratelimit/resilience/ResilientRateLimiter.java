@@ -2,6 +2,7 @@ package dev.ratelimit.resilience;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 
@@ -35,8 +36,11 @@ import org.jspecify.annotations.Nullable;
  * store unavailable} (503).</li>
  * </ul>
  * Who decides ({@link #state()}) is the circuit breaker's state; its changes are published to the listener
- * ({@link RateLimitListener#onStoreStateChange}) and logged at WARN, at most one outage every 10 seconds. Built by
- * {@link #builder(RateLimitStore)}.
+ * ({@link RateLimitListener#onStoreStateChange}) and logged at WARN, at most one outage every 10 seconds. For a store
+ * whose nodes fail independently (a Redis Cluster, see {@link RateLimitStore#nodes()}) every master has its own
+ * breaker: a request goes through the breakers of the masters serving its keys and falls back when one of them is
+ * open, so that one master's failure sends only the requests touching its keys to the fallback
+ * ({@link StoreState#PARTIAL}). Built by {@link #builder(RateLimitStore)}.
  */
 public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoCloseable {
 
@@ -44,7 +48,7 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 
 	private final GuardedStore store;
 
-	private final CircuitBreakerStoreState state;
+	private final StoreGuards guards;
 
 	private final StoreProbe probe;
 
@@ -54,10 +58,10 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 
 	private final RateLimitListener listener;
 
-	ResilientRateLimiter(GuardedStore store, CircuitBreakerStoreState state, FallbackDecider fallback,
-			@Nullable DenyCache denyCache, RateLimitListener listener) {
+	ResilientRateLimiter(GuardedStore store, FallbackDecider fallback, @Nullable DenyCache denyCache,
+			RateLimitListener listener) {
 		this.store = store;
-		this.state = state;
+		this.guards = store.guards();
 		this.probe = new StoreProbe(store);
 		this.fallback = fallback;
 		this.denyCache = denyCache;
@@ -81,13 +85,17 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	 */
 	@Override
 	public Verdict evaluate(List<RateLimitCheck> checks) {
-		Verdict immediate = fromMemory(checks);
+		Verdict immediate = remembered(checks);
 		if (immediate != null) {
 			return immediate;
 		}
+		List<NodeGuard> permitted = permitted(checks);
+		if (permitted == null) {
+			return fallBack(checks);
+		}
 		Verdict verdict;
 		try {
-			verdict = this.store.evaluate(checks, this.listener);
+			verdict = this.store.evaluate(permitted, checks, this.listener);
 		}
 		catch (RuntimeException ex) {
 			// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
@@ -106,8 +114,13 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 	@Override
 	public CompletableFuture<Verdict> evaluateAsync(List<RateLimitCheck> checks) {
 		Verdict immediate;
+		List<NodeGuard> permitted;
 		try {
-			immediate = fromMemory(checks);
+			immediate = remembered(checks);
+			permitted = (immediate != null) ? null : permitted(checks);
+			if (immediate == null && permitted == null) {
+				immediate = fallBack(checks);
+			}
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -115,17 +128,17 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 		if (immediate != null) {
 			return CompletableFuture.completedFuture(immediate);
 		}
-		CompletableFuture<Verdict> call = this.store.evaluateAsync(checks, this.listener);
+		CompletableFuture<Verdict> call = this.store.evaluateAsync(permitted, checks, this.listener);
 		// Any failure of the shared store, even an unexpected one, falls back instead of failing the request.
 		return Futures.cancelling(call.handle((verdict, ex) -> (ex != null) ? fallBack(checks) : fromStore(verdict)),
 				call);
 	}
 
 	/**
-	 * Decides from memory when it can: no checks, a remembered denial, the breaker open or refusing a permission.
-	 * @return the verdict, or {@code null} when the shared store decides (a permission of the breaker was acquired)
+	 * Decides from memory when it can without the breakers: no checks, or a remembered denial.
+	 * @return the verdict, or {@code null} when the breakers have a say
 	 */
-	private @Nullable Verdict fromMemory(List<RateLimitCheck> checks) {
+	private @Nullable Verdict remembered(List<RateLimitCheck> checks) {
 		if (checks.isEmpty()) {
 			return new Verdict(List.of(), List.of());
 		}
@@ -136,16 +149,33 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 				return remembered;
 			}
 		}
-		if (this.state.state() != StoreState.REDIS) {
-			// Open or half open: decide without the store at once, and let a background probe find out whether the
-			// store is back. No request waits on a probe.
-			this.probe.probe(checks);
-			return fallBack(checks);
-		}
-		if (!this.store.circuitBreaker().tryAcquirePermission()) {
-			return fallBack(checks);
-		}
 		return null;
+	}
+
+	/**
+	 * Acquires a permission from the breaker of every node serving the checks' keys (one for a store on one server).
+	 * @return the guards whose permissions were acquired, or {@code null} when the request falls back: a node's
+	 * breaker is open or half open, or refused a permission
+	 */
+	private @Nullable List<NodeGuard> permitted(List<RateLimitCheck> checks) {
+		List<NodeGuard> guards = this.guards.guardsFor(checks);
+		for (NodeGuard guard : guards) {
+			if (guard.state() != StoreState.REDIS) {
+				// Open or half open: decide without the store at once, and let a background probe find out whether
+				// the node is back. No request waits on a probe.
+				this.probe.probe(guards, checks);
+				return null;
+			}
+		}
+		for (int i = 0; i < guards.size(); i++) {
+			if (!guards.get(i).circuitBreaker().tryAcquirePermission()) {
+				for (int j = 0; j < i; j++) {
+					guards.get(j).circuitBreaker().releasePermission();
+				}
+				return null;
+			}
+		}
+		return guards;
 	}
 
 	private Verdict fromStore(Verdict verdict) {
@@ -219,7 +249,8 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		if (this.store.circuitBreaker().getState() != CircuitBreaker.State.CLOSED) {
+		if (!this.guards.closed(leases.stream().map((lease) -> RateLimitCheck.of(lease.policy(), lease.subject()))
+			.toList())) {
 			return CompletableFuture.completedFuture(local);
 		}
 		return Futures.start(() -> operation.apply(this.store.leaseHolder(), leases)).handle((shared, ex) -> {
@@ -266,7 +297,9 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 				this.denyCache.forget(consumption.policy().name(), consumption.subject());
 			}
 		}
-		if (this.store.circuitBreaker().getState() != CircuitBreaker.State.CLOSED) {
+		if (!this.guards.closed(consumptions.stream()
+			.map((consumption) -> RateLimitCheck.of(consumption.policy(), consumption.subject()))
+			.toList())) {
 			return Futures.start(() -> operation.apply(this.fallback.leaseHolder(), consumptions))
 				.thenApply((decisions) -> {
 					this.listener.onRefund(consumptions);
@@ -309,7 +342,7 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 		if (verdict.delay().isZero()) {
 			return CompletableFuture.completedFuture(null);
 		}
-		if (this.store.circuitBreaker().getState() != CircuitBreaker.State.CLOSED) {
+		if (!this.guards.closed(verdict.checks())) {
 			return Futures.start(() -> operation.apply(this.fallback.leaseHolder(), verdict));
 		}
 		return Futures.start(() -> operation.apply(this.store.leaseHolder(), verdict)).handle((done, ex) -> {
@@ -339,15 +372,25 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 		this.probe.close();
 	}
 
-	/** Returns who decides right now: the circuit breaker's state. */
+	/**
+	 * Returns who decides right now: the circuit breaker's state; in a Redis Cluster, {@link StoreState#PARTIAL}
+	 * while the breakers of some masters (not all) are open or half open.
+	 */
 	@Override
 	public StoreState state() {
-		return this.state.state();
+		return this.guards.state();
 	}
 
+	/** Returns the circuit breaker's state; in a Redis Cluster, that of the least available master's breaker. */
 	@Override
 	public CircuitBreaker.State circuitState() {
-		return this.store.circuitBreaker().getState();
+		return this.guards.circuitState();
+	}
+
+	/** Returns who decides for each master of a Redis Cluster, by node id; empty for a store on one server. */
+	@Override
+	public Map<String, StoreNodeStatus> nodes() {
+		return this.guards.nodeStatus();
 	}
 
 	@Override
@@ -355,9 +398,26 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 		return (this.denyCache != null) ? this.denyCache.size() : 0;
 	}
 
-	/** Returns the circuit breaker around the shared store. */
+	/**
+	 * Returns the circuit breaker around the shared store.
+	 * @throws IllegalStateException for a Redis Cluster, whose masters have a breaker each (see
+	 * {@link #circuitBreakers()})
+	 */
 	public CircuitBreaker circuitBreaker() {
-		return this.store.circuitBreaker();
+		CircuitBreaker breaker = this.guards.singleBreaker();
+		if (breaker == null) {
+			throw new IllegalStateException("Every master of the Redis Cluster has its own circuit breaker: see"
+					+ " circuitBreakers()");
+		}
+		return breaker;
+	}
+
+	/**
+	 * Returns the circuit breakers around the shared store, by node id: in a Redis Cluster, those of the masters that
+	 * requests have touched and that still serve keys; for a store on one server, its one breaker under {@code ""}.
+	 */
+	public Map<String, CircuitBreaker> circuitBreakers() {
+		return this.guards.circuitBreakers();
 	}
 
 	/** Returns the deny cache, or {@code null} when it is switched off. */

@@ -2,7 +2,6 @@ package dev.ratelimit.resilience;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -11,6 +10,7 @@ import java.util.function.LongSupplier;
 
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.StoreNodes;
 import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.StoreFailureMode;
@@ -31,6 +31,11 @@ import org.jspecify.annotations.Nullable;
  * taken from there: if the registry already has a breaker or a configuration of that name, that one is used as it
  * is (and the configuration held here does not apply); otherwise the breaker is created in the registry with the
  * configuration held here, so that Resilience4j's own endpoint and metrics see it.
+ * <p>
+ * For a store whose nodes fail independently (a Redis Cluster, see {@link RateLimitStore#nodes()}) every master gets
+ * a breaker of its own, named {@code ratelimit-store-<node id>} (the name of a {@link #circuitBreaker given}
+ * breaker, then the node id), with the configuration of that one breaker, created in the registry when there is one
+ * and removed from it when the master serves no keys any more (its replica took over).
  */
 public final class ResilientRateLimiterBuilder {
 
@@ -207,20 +212,62 @@ public final class ResilientRateLimiterBuilder {
 
 	/** Builds the limiter; close it to stop its background probe thread. */
 	public ResilientRateLimiter build() {
-		CircuitBreaker breaker = circuitBreakerToUse();
+		StoreNodes nodes = this.store.nodes();
+		// in a Cluster the one breaker is only the model of the masters' breakers: it is not put in the registry
+		CircuitBreaker breaker = (nodes != null) ? modelOfNodeBreakers() : circuitBreakerToUse();
 		Duration retryAfter = (this.unavailableRetryAfter != null) ? this.unavailableRetryAfter
 				: Duration.ofMillis(breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1));
 		DenyCache denyCache = this.denyCacheEnabled
 				? new DenyCache(this.denyCacheMaximumEntries, this.denyCacheMinimumWait, this.nanoTime) : null;
 		RateLimitStore fallbackStore = (this.fallbackStore != null) ? this.fallbackStore
 				: new LocalRateLimitStore(100_000, Clock.systemUTC());
-		RateLimitListener stateListeners = RateLimitListener
-			.composite(List.of(new StoreStateLog(this.nanoTime, LOG_INTERVAL.toNanos()), this.listener));
+		StoreStateLog log = new StoreStateLog(this.nanoTime, LOG_INTERVAL.toNanos());
+		StoreGuards guards = (nodes != null)
+				? new StoreGuards(nodes, (node) -> nodeBreaker(breaker, node), this::dropNodeBreaker, log, this.listener)
+				: new StoreGuards(breaker, log, this.listener);
 		// the store's own timeout bounds its calls on both paths: its blocking wait, and the limiter's timer
-		return new ResilientRateLimiter(new GuardedStore(new StoreRateLimiter(this.store), breaker, this.nanoTime),
-				new CircuitBreakerStoreState(breaker, stateListeners),
+		return new ResilientRateLimiter(new GuardedStore(new StoreRateLimiter(this.store), guards, this.nanoTime),
 				new FallbackDecider(new StoreRateLimiter(fallbackStore), this.failureModes, retryAfter), denyCache,
 				this.listener);
+	}
+
+	/**
+	 * Returns the breaker of one master of a Redis Cluster: named after the breaker the store would have on one
+	 * server and the node's id, configured as that breaker is, and taken from the registry when there is one.
+	 */
+	private CircuitBreaker nodeBreaker(CircuitBreaker template, String node) {
+		String name = template.getName() + "-" + node;
+		if (this.circuitBreaker == null && this.circuitBreakerRegistry != null) {
+			return this.circuitBreakerRegistry.circuitBreaker(name, template.getCircuitBreakerConfig());
+		}
+		return CircuitBreaker.of(name, template.getCircuitBreakerConfig(), template.getTags());
+	}
+
+	/** Forgets the breaker of a master that serves no keys any more. */
+	private void dropNodeBreaker(CircuitBreaker breaker) {
+		if (this.circuitBreaker == null && this.circuitBreakerRegistry != null) {
+			this.circuitBreakerRegistry.remove(breaker.getName());
+		}
+	}
+
+	private CircuitBreaker modelOfNodeBreakers() {
+		if (this.circuitBreaker != null) {
+			return this.circuitBreaker;
+		}
+		CircuitBreakerRegistry registry = this.circuitBreakerRegistry;
+		if (registry == null) {
+			return CircuitBreaker.of(CIRCUIT_BREAKER_NAME, this.circuitBreakerConfig);
+		}
+		CircuitBreakerConfig config = registry.find(CIRCUIT_BREAKER_NAME)
+			.map(CircuitBreaker::getCircuitBreakerConfig)
+			.or(() -> registry.getConfiguration(CIRCUIT_BREAKER_NAME))
+			.orElse(this.circuitBreakerConfig);
+		if (config != this.circuitBreakerConfig) {
+			logger.info("Configuring the circuit breakers '" + CIRCUIT_BREAKER_NAME + "-<node id>' of the Redis"
+					+ " Cluster's masters as '" + CIRCUIT_BREAKER_NAME + "' in the application's CircuitBreakerRegistry"
+					+ " (ratelimit.circuit-breaker.* does not apply)");
+		}
+		return CircuitBreaker.of(CIRCUIT_BREAKER_NAME, config);
 	}
 
 	private CircuitBreaker circuitBreakerToUse() {

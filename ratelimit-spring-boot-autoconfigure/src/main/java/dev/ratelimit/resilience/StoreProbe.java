@@ -1,5 +1,6 @@
 package dev.ratelimit.resilience;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -8,18 +9,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.StoreState;
 
 /**
- * Finds out in the background whether the shared store is back while its circuit breaker is open or half open, so
- * that no request ever waits on a probe. A probe is a request's checks at cost 0 (which consume nothing), sent only
- * when the breaker permits a call, one at a time, bounded by the store's timeout like any call; its outcome moves the
- * breaker (and so who decides).
+ * Finds out in the background whether the shared store (or one node of it) is back while its circuit breaker is open
+ * or half open, so that no request ever waits on a probe. A probe is a request's checks at cost 0 (which consume
+ * nothing), sent only when the breakers of the nodes it touches permit a call, one at a time per unavailable node,
+ * bounded by the store's timeout like any call; its outcome moves the breakers (and so who decides).
  */
 final class StoreProbe implements AutoCloseable {
 
 	private final GuardedStore store;
-
-	private final AtomicBoolean probing = new AtomicBoolean();
 
 	private final ExecutorService executor = Executors.newSingleThreadExecutor((runnable) -> {
 		Thread thread = new Thread(runnable, "ratelimit-store-probe");
@@ -31,28 +31,43 @@ final class StoreProbe implements AutoCloseable {
 		this.store = store;
 	}
 
-	/** Probes the store with these checks at cost 0, unless a probe is running or the breaker permits no call. */
-	void probe(List<RateLimitCheck> checks) {
-		if (!this.probing.compareAndSet(false, true)) {
+	/**
+	 * Probes the store with these checks at cost 0, unless a probe of their first unavailable node is running or a
+	 * breaker permits no call.
+	 * @param guards the guards of the nodes serving the checks' keys, one of them unavailable
+	 * @param checks the checks
+	 */
+	void probe(List<NodeGuard> guards, List<RateLimitCheck> checks) {
+		AtomicBoolean probing = guards.stream()
+			.filter((guard) -> guard.state() != StoreState.REDIS)
+			.findFirst()
+			.orElse(guards.get(0))
+			.probing();
+		if (!probing.compareAndSet(false, true)) {
 			return;
 		}
-		if (!this.store.circuitBreaker().tryAcquirePermission()) {
-			// still open: the wait has not ended yet
-			this.probing.set(false);
-			return;
+		List<NodeGuard> permitted = new ArrayList<>(guards.size());
+		for (NodeGuard guard : guards) {
+			if (!guard.circuitBreaker().tryAcquirePermission()) {
+				// still open: the wait has not ended yet
+				permitted.forEach((acquired) -> acquired.circuitBreaker().releasePermission());
+				probing.set(false);
+				return;
+			}
+			permitted.add(guard);
 		}
 		List<RateLimitCheck> inspections = checks.stream()
 			.map((check) -> check.withCost(0))
 			.toList();
 		try {
 			// issued from the probe's thread, so that a store whose non-blocking form blocks holds no request; a
-			// non-blocking store frees that thread at once, and the outcome, recorded on the breaker, ends the probe
-			this.executor.execute(() -> this.store.evaluateAsync(inspections, RateLimitListener.NONE)
-				.whenComplete((verdict, ex) -> this.probing.set(false)));
+			// non-blocking store frees that thread at once, and the outcome, recorded on the breakers, ends the probe
+			this.executor.execute(() -> this.store.evaluateAsync(permitted, inspections, RateLimitListener.NONE)
+				.whenComplete((verdict, ex) -> probing.set(false)));
 		}
 		catch (RejectedExecutionException ex) {
-			this.store.circuitBreaker().releasePermission();
-			this.probing.set(false);
+			permitted.forEach((acquired) -> acquired.circuitBreaker().releasePermission());
+			probing.set(false);
 		}
 	}
 

@@ -1,5 +1,7 @@
 package dev.ratelimit.resilience;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.RateLimitListener;
@@ -11,8 +13,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Logs at WARN when the shared store becomes unavailable and when it recovers: one line each per outage, and at most
  * one outage every {@code interval}. An outage that begins sooner after a logged one is not logged (neither its start
- * nor its end) but counted in the next line that is, so a flapping store cannot flood the log. Logged under the
- * category of {@link ResilientRateLimiter}.
+ * nor its end) but counted in the next line that is, so a flapping store cannot flood the log. In a Redis Cluster,
+ * whose masters have a circuit breaker each, every master's outages are logged (and throttled) apart, naming the
+ * master. Logged under the category of {@link ResilientRateLimiter}.
  */
 final class StoreStateLog implements RateLimitListener {
 
@@ -22,19 +25,12 @@ final class StoreStateLog implements RateLimitListener {
 
 	private final long intervalNanos;
 
-	private boolean logged;
-
-	private long lastLoggedNanos;
-
-	private boolean outageLogged;
-
-	private long outageStartNanos;
-
-	private int unloggedOutages;
+	/** The throttle of each node, by its description; {@code ""} for a store on one server. */
+	private final Map<String, Throttle> throttles = new HashMap<>();
 
 	/**
 	 * @param nanoTime the monotonic time source
-	 * @param intervalNanos the least time between the starts of two logged outages
+	 * @param intervalNanos the least time between the starts of two logged outages (of one node)
 	 */
 	StoreStateLog(LongSupplier nanoTime, long intervalNanos) {
 		this.nanoTime = nanoTime;
@@ -42,37 +38,53 @@ final class StoreStateLog implements RateLimitListener {
 	}
 
 	@Override
-	public synchronized void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
+	public void onStoreStateChange(StoreState previous, StoreState current, @Nullable Throwable cause) {
+		nodeChanged("", previous, current, cause);
+	}
+
+	/**
+	 * Logs a change of who decides for one node's keys.
+	 * @param node the node's description, {@code ""} for a store on one server
+	 * @param previous who decided until now
+	 * @param current who decides from now on
+	 * @param cause the last failure when it became unavailable
+	 */
+	synchronized void nodeChanged(String node, StoreState previous, StoreState current, @Nullable Throwable cause) {
 		long now = this.nanoTime.getAsLong();
+		Throttle throttle = this.throttles.computeIfAbsent(node, (key) -> new Throttle());
+		String store = node.isEmpty() ? "Rate limit store" : "Rate limit store node " + node;
 		if (current == StoreState.FALLBACK) {
-			this.outageStartNanos = now;
-			this.outageLogged = !this.logged || now - this.lastLoggedNanos >= this.intervalNanos;
-			if (!this.outageLogged) {
-				this.unloggedOutages++;
+			throttle.outageStartNanos = now;
+			throttle.outageLogged = !throttle.logged || now - throttle.lastLoggedNanos >= this.intervalNanos;
+			if (!throttle.outageLogged) {
+				throttle.unloggedOutages++;
 				return;
 			}
-			this.logged = true;
-			this.lastLoggedNanos = now;
+			throttle.logged = true;
+			throttle.lastLoggedNanos = now;
 			if (logger.isWarnEnabled()) {
-				logger.warn("Rate limit store unavailable (" + reason(cause)
-						+ "); rules follow their on-store-failure mode (local, allow or deny)" + unlogged());
+				logger.warn(store + " unavailable (" + reason(cause) + "); rules follow their on-store-failure mode"
+						+ " (local, allow or deny)" + (node.isEmpty() ? "" : " for requests with keys on it")
+						+ unlogged(throttle.unloggedOutages));
 			}
-			this.unloggedOutages = 0;
+			throttle.unloggedOutages = 0;
 		}
-		else if (previous == StoreState.FALLBACK && this.outageLogged) {
-			this.outageLogged = false;
+		else if (previous == StoreState.FALLBACK && throttle.outageLogged) {
+			throttle.outageLogged = false;
 			if (logger.isWarnEnabled()) {
-				logger.warn("Rate limit store recovered after " + (now - this.outageStartNanos) / 1_000_000
-						+ " ms; decisions come from it again");
+				logger.warn(store + " recovered after " + (now - throttle.outageStartNanos) / 1_000_000
+						+ " ms; decisions " + (node.isEmpty() ? "come from it again"
+								: "for its keys come from Redis again (from it, or from the replica that took over its"
+										+ " slots)"));
 			}
 		}
 	}
 
-	private String unlogged() {
-		return switch (this.unloggedOutages) {
+	private static String unlogged(int unloggedOutages) {
+		return switch (unloggedOutages) {
 			case 0 -> "";
 			case 1 -> ". 1 more outage since the previous message began too soon after it to be logged";
-			default -> ". " + this.unloggedOutages
+			default -> ". " + unloggedOutages
 					+ " more outages since the previous message began too soon after it to be logged";
 		};
 	}
@@ -82,6 +94,21 @@ final class StoreStateLog implements RateLimitListener {
 			return "its circuit breaker opened without a failed call, e.g. forced open";
 		}
 		return (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getName();
+	}
+
+	/** What the log remembers of one node's outages. */
+	private static final class Throttle {
+
+		private boolean logged;
+
+		private long lastLoggedNanos;
+
+		private boolean outageLogged;
+
+		private long outageStartNanos;
+
+		private int unloggedOutages;
+
 	}
 
 }

@@ -1,5 +1,7 @@
 package dev.ratelimit.resilience;
 
+import java.util.Map;
+
 import dev.ratelimit.StoreState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
@@ -17,6 +19,14 @@ public interface StoreStatus {
 
 	/** Returns the state of the circuit breaker in front of the shared store, or {@code null} without one. */
 	CircuitBreaker.@Nullable State circuitState();
+
+	/**
+	 * Returns who decides for each master of a Redis Cluster, by node id: the masters serving keys now. Empty for a
+	 * store on one server (standalone Redis, Sentinel), whose one breaker is {@link #circuitState()}.
+	 */
+	default Map<String, StoreNodeStatus> nodes() {
+		return Map.of();
+	}
 
 	/** Returns the number of denials remembered by the deny cache (an estimate), 0 without one. */
 	long denyCacheSize();

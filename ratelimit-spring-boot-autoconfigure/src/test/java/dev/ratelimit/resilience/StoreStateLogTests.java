@@ -53,6 +53,29 @@ class StoreStateLogTests {
 			.contains("3 more outages since the previous message began too soon after it to be logged");
 	}
 
+	@Test
+	void eachMasterOfAClusterIsLoggedAndThrottledApartNamingIt(CapturedOutput output) {
+		String first = "127.0.0.1:7001 slots 0-5460 (id a1)";
+		String second = "127.0.0.1:7002 slots 5461-10921 (id b2)";
+		this.log.nodeChanged(first, StoreState.REDIS, StoreState.FALLBACK, new IllegalStateException("refused"));
+		advance(Duration.ofSeconds(1));
+		this.log.nodeChanged(second, StoreState.REDIS, StoreState.FALLBACK, new IllegalStateException("refused"));
+		advance(Duration.ofSeconds(1));
+		this.log.nodeChanged(first, StoreState.FALLBACK, StoreState.REDIS, null);
+		advance(Duration.ofSeconds(1));
+		// the first master again, within 10 s of its logged outage: counted, not logged
+		this.log.nodeChanged(first, StoreState.REDIS, StoreState.FALLBACK, null);
+		this.log.nodeChanged(first, StoreState.FALLBACK, StoreState.REDIS, null);
+		assertThat(output).contains("Rate limit store node " + first + " unavailable (refused); rules follow their"
+				+ " on-store-failure mode (local, allow or deny) for requests with keys on it")
+			.contains("Rate limit store node " + second + " unavailable (refused)")
+			.contains("Rate limit store node " + first + " recovered after 2000 ms; decisions for its keys come from"
+					+ " Redis again");
+		assertThat(output.getOut().lines().filter((line) -> line.contains(first + " unavailable"))).hasSize(1);
+		assertThat(output.getOut().lines().filter((line) -> line.contains(first + " recovered"))).hasSize(1);
+		assertThat(output.getOut().lines().filter((line) -> line.contains(second + " recovered"))).isEmpty();
+	}
+
 	private void outage(Duration length) {
 		this.log.onStoreStateChange(StoreState.REDIS, StoreState.FALLBACK, new IllegalStateException("down"));
 		advance(length);

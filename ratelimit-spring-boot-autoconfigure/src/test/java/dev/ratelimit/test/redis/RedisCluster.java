@@ -33,7 +33,7 @@ import static org.awaitility.Awaitility.await;
  * eligible for promotion, even if its link to the master was down for a while (e.g. right after a
  * previous failure test). {@code cluster-require-full-coverage} keeps its default ({@code yes}):
  * while a killed master has not been replaced the cluster reports {@code CLUSTERDOWN}, as in
- * production. {@code --repl-diskless-sync-delay 0} lets replicas sync at once instead of after the
+ * production, unless started with {@code requireFullCoverage} {@code false}. {@code --repl-diskless-sync-delay 0} lets replicas sync at once instead of after the
  * default 5 s (Redis 7 syncs disk-less by default).
  *
  * <p>Roles change on failover, so {@link #masters()}, {@link #replicas()} and
@@ -72,13 +72,30 @@ public final class RedisCluster implements AutoCloseable {
 	 * @param replicasPerMaster replicas per master (at least 0)
 	 */
 	public static RedisCluster start(RedisBinary binary, int masters, int replicasPerMaster) {
+		return start(binary, masters, replicasPerMaster, true);
+	}
+
+	/**
+	 * Starts and forms a cluster, returning once it is {@link #awaitHealthy() healthy}.
+	 *
+	 * @param binary              the {@code redis-server} to run (6.2 or later)
+	 * @param masters             number of masters; slots are split evenly between them (at least 1)
+	 * @param replicasPerMaster   replicas per master (at least 0)
+	 * @param requireFullCoverage the nodes' {@code cluster-require-full-coverage}: with {@code true} (Redis's
+	 *                            default) every node answers {@code CLUSTERDOWN} while a master is marked failed and
+	 *                            not yet replaced; with {@code false} the other masters keep serving their slots
+	 */
+	public static RedisCluster start(RedisBinary binary, int masters, int replicasPerMaster,
+			boolean requireFullCoverage) {
 		if (masters < 1 || replicasPerMaster < 0) {
 			throw new IllegalArgumentException("masters must be >= 1 and replicasPerMaster >= 0");
 		}
 		List<RedisServerProcess> started = new ArrayList<>();
 		try {
 			for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
-				started.add(RedisServerProcess.start(binary, NODE_ARGS));
+				List<String> args = new ArrayList<>(NODE_ARGS);
+				args.addAll(List.of("--cluster-require-full-coverage", requireFullCoverage ? "yes" : "no"));
+				started.add(RedisServerProcess.start(binary, args));
 			}
 			RedisCluster cluster = new RedisCluster(started, masters);
 			cluster.form(replicasPerMaster);

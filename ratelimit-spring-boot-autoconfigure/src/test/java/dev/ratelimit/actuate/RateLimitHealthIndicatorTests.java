@@ -1,0 +1,72 @@
+package dev.ratelimit.actuate;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.StoreState;
+import dev.ratelimit.resilience.StoreNodeStatus;
+import dev.ratelimit.resilience.StoreStatus;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitHealthIndicatorTests {
+
+	@Test
+	void aClusterWithOneFailedMasterIsUpAndNamesIt() {
+		Map<String, StoreNodeStatus> nodes = new LinkedHashMap<>();
+		nodes.put("a1", new StoreNodeStatus("127.0.0.1:7001 slots 0-5460", StoreState.REDIS,
+				CircuitBreaker.State.CLOSED));
+		nodes.put("b2", new StoreNodeStatus("127.0.0.1:7002 slots 5461-10921", StoreState.FALLBACK,
+				CircuitBreaker.State.OPEN));
+		Health health = new RateLimitHealthIndicator(status(StoreState.PARTIAL, CircuitBreaker.State.OPEN, nodes),
+				"redis").health();
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+		assertThat(health.getDetails()).containsEntry("state", "partial")
+			.containsEntry("circuit", "open")
+			.containsEntry("unavailableNodes", List.of("127.0.0.1:7002 slots 5461-10921"));
+		assertThat(health.getDetails().get("nodes")).isEqualTo(Map.of("a1",
+				Map.of("node", "127.0.0.1:7001 slots 0-5460", "state", "redis", "circuit", "closed"), "b2",
+				Map.of("node", "127.0.0.1:7002 slots 5461-10921", "state", "fallback", "circuit", "open")));
+	}
+
+	@Test
+	void aStoreOnOneServerShowsNoNodes() {
+		Health health = new RateLimitHealthIndicator(status(StoreState.REDIS, CircuitBreaker.State.CLOSED, Map.of()),
+				"redis").health();
+		assertThat(health.getDetails()).containsOnlyKeys("store", "state", "circuit");
+	}
+
+	private static StoreStatus status(StoreState state, CircuitBreaker.State circuit,
+			Map<String, StoreNodeStatus> nodes) {
+		return new StoreStatus() {
+
+			@Override
+			public StoreState state() {
+				return state;
+			}
+
+			@Override
+			public CircuitBreaker.State circuitState() {
+				return circuit;
+			}
+
+			@Override
+			public Map<String, StoreNodeStatus> nodes() {
+				return nodes;
+			}
+
+			@Override
+			public long denyCacheSize() {
+				return 0;
+			}
+
+		};
+	}
+
+}

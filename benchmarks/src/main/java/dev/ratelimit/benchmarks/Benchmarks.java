@@ -39,13 +39,13 @@ import io.lettuce.core.RedisClient;
  * memory                            Redis memory per key; prints the table
  * concurrency [options]             a concurrency rule (acquire + release) against a rate rule; prints the tables
  *
- * options: --contenders=ours,ours-unbatched,ours-starter,ours-script,ideal,ideal-pipelined,bucket4j,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
+ * options: --contenders=ours,ours-unbatched,ours-async,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
  * </pre>
  */
 public final class Benchmarks {
 
-	private static final List<String> CONTENDERS = List.of("ours", "ours-unbatched", "ours-starter", "ours-script",
-			"ideal", "ideal-pipelined", "bucket4j", "redisson", "scg");
+	private static final List<String> CONTENDERS = List.of("ours", "ours-unbatched", "ours-async", "ours-starter",
+			"ours-script", "ideal", "ideal-pipelined", "ideal-async", "bucket4j", "redisson", "scg");
 
 	private Benchmarks() {
 	}
@@ -161,12 +161,14 @@ public final class Benchmarks {
 				contenders.add(switch (id) {
 					case "ours" -> new OurContender(server.host(), server.port(), batching());
 					case "ours-unbatched" -> new OurContender(server.host(), server.port(), RedisBatching.OFF);
+					case "ours-async" -> new OurContender(server.host(), server.port(), batching(), true);
 					case "ours-starter" -> new OurStarterDefault(server.host(), server.port());
 					case "ours-concurrency" -> new OurConcurrencyContender(server.host(), server.port(), false);
 					case "ours-rate-concurrency" -> new OurConcurrencyContender(server.host(), server.port(), true);
 					case "ours-script" -> new OurScriptBare(client);
 					case "ideal" -> new IdealClient(client);
 					case "ideal-pipelined" -> new IdealClient(client, true);
+					case "ideal-async" -> IdealClient.async(client);
 					case "bucket4j" -> new Bucket4jLettuceCas(client);
 					case "redisson" -> new RedissonRateLimiter(server.host(), server.port());
 					case "scg" -> new SpringCloudGatewayScript(client);

@@ -52,10 +52,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * same answers on both sides, and the lease sets that both sides keep must be equal. The time mostly moves forward
  * and sometimes steps back. Both sides draw their lease ids from generators with the same prefix, so they agree.
  * <p>
- * Operations per algorithm: system property {@code ratelimit.differential.operations} (default 100,000); the seed:
- * {@code ratelimit.differential.seed} (default: random, printed on failure). Requests are pipelined in batches on one
- * connection, which Redis executes in order; the store batches them naturally (its default, decision 73), so
- * requests of one time share script calls, and releases, renewals and refunds wait behind them in order.
+ * Operations: system property {@code ratelimit.differential.operations} (default 100,000), which the distinct-values
+ * test runs in full (its rarest event, a new value denied by an exact set, is seen about once per 3,000 operations),
+ * the tests of leases and of requests of several checks half of, each algorithm's test a quarter of and the
+ * reservations test a fifth of; the seed: {@code ratelimit.differential.seed} (default: random, printed on
+ * failure). Requests are pipelined on one connection, which Redis executes in order. The tests of leases, of
+ * reservations and of requests of several checks of every algorithm run on the store's natural batching (its default,
+ * decision 73): requests of one time share script calls, and releases, renewals, refunds and cancellations wait
+ * behind them in order. The others send every request alone (batching off), the format of a request that finds a
+ * lane free, and pipeline them all; the batch entry itself is bound by {@code LuaBatchDifferentialIntegrationTests}.
  */
 @RedisStandaloneTest
 class LuaDifferentialIntegrationTests {
@@ -63,6 +68,12 @@ class LuaDifferentialIntegrationTests {
 	private static final int OPERATIONS = Integer.getInteger("ratelimit.differential.operations", 100_000);
 
 	private static final int BATCH = 2_000;
+
+	/** Every request alone, pipelined: the script's entry for one request. */
+	private static final Drive ALONE = new Drive(BATCH, OPERATIONS, RedisBatching.OFF);
+
+	/** The store's natural batching, as configured by default. */
+	private static final Drive BATCHED = new Drive(BATCH, OPERATIONS, RedisBatching.DEFAULT);
 
 	private static final int PEEKS = 15;
 
@@ -110,7 +121,7 @@ class LuaDifferentialIntegrationTests {
 			policies.add(randomPolicy(random, algorithm, "d" + i));
 		}
 		Map<String, Integer> seen = run(random, seed, "diff-" + algorithm.scriptId() + "-" + Long.toHexString(seed),
-				BATCH, (r) -> {
+				ALONE.part(4), (r) -> {
 					RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
 					return List.of(randomCheck(r, policy, "s" + r.nextInt(4), false));
 				});
@@ -139,7 +150,7 @@ class LuaDifferentialIntegrationTests {
 			policies.add(RateLimitPolicy.of("v" + i, Algorithm.DISTINCT, limit, Duration.ofNanos(period * 1_000)));
 		}
 		RateLimitPolicy other = RateLimitPolicy.of("o", Algorithm.GCRA, 20, Duration.ofSeconds(1));
-		Map<String, Integer> seen = run(random, seed, "dv-" + Long.toHexString(seed), BATCH, (r) -> {
+		Map<String, Integer> seen = run(random, seed, "dv-" + Long.toHexString(seed), ALONE, (r) -> {
 			// half of the requests fill the year-long sketch of one subject (the random clock spans years)
 			int index = r.nextBoolean() ? 1 : r.nextInt(policies.size());
 			RateLimitCheck check = randomCheck(r, policies.get(index), (index == 1) ? "s0" : "s" + r.nextInt(2), false);
@@ -159,7 +170,7 @@ class LuaDifferentialIntegrationTests {
 		for (Algorithm algorithm : Algorithm.values()) {
 			policies.add(randomPolicy(random, algorithm, "m" + algorithm.scriptId()));
 		}
-		runSeveralChecks(random, seed, "multi-", policies);
+		runSeveralChecks(random, seed, "multi-", policies, BATCHED.part(2));
 	}
 
 	/** Requests whose checks are all GCRA run gcra.lua, the fast path, with several keys, shadows and denials. */
@@ -171,7 +182,7 @@ class LuaDifferentialIntegrationTests {
 		for (int i = 0; i < 4; i++) {
 			policies.add(randomPolicy(random, Algorithm.GCRA, "g" + i));
 		}
-		runSeveralChecks(random, seed, "mgcra-", policies);
+		runSeveralChecks(random, seed, "mgcra-", policies, ALONE.part(2));
 	}
 
 	/**
@@ -196,7 +207,8 @@ class LuaDifferentialIntegrationTests {
 			Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.CONCURRENCY.ordinal())];
 			rates.add(randomPolicy(random, algorithm, "r" + i));
 		}
-		Map<String, Integer> seen = run(random, seed, "lease-" + Long.toHexString(seed), LEASE_BATCH, (r) -> {
+		Map<String, Integer> seen = run(random, seed, "lease-" + Long.toHexString(seed),
+				new Drive(LEASE_BATCH, OPERATIONS / 2, RedisBatching.DEFAULT), (r) -> {
 			List<RateLimitCheck> request = new ArrayList<>();
 			List<Integer> used = new ArrayList<>();
 			for (int checks = r.nextInt(3); request.size() < checks;) {
@@ -323,8 +335,9 @@ class LuaDifferentialIntegrationTests {
 		return Duration.ofNanos(random.nextLong(1, 2 * policy.periodMicros() + 2) * 1_000);
 	}
 
-	private void runSeveralChecks(SplittableRandom random, long seed, String prefix, List<RateLimitPolicy> policies) {
-		run(random, seed, prefix + Long.toHexString(seed), BATCH, (r) -> {
+	private void runSeveralChecks(SplittableRandom random, long seed, String prefix, List<RateLimitPolicy> policies,
+			Drive drive) {
+		run(random, seed, prefix + Long.toHexString(seed), drive, (r) -> {
 			int checks = 1 + r.nextInt(3);
 			List<RateLimitCheck> request = new ArrayList<>();
 			List<Integer> used = new ArrayList<>();
@@ -350,23 +363,23 @@ class LuaDifferentialIntegrationTests {
 	 * expired by then, or are sometimes unknown). At the end of each batch the lease sets must be equal.
 	 * @return how often each kind of lease event was seen
 	 */
-	private Map<String, Integer> run(SplittableRandom random, long seed, String prefix, int batchSize,
+	private Map<String, Integer> run(SplittableRandom random, long seed, String prefix, Drive drive,
 			RequestGenerator requests) {
-		return run(random, seed, prefix, batchSize, requests, true);
+		return run(random, seed, prefix, drive, requests, true);
 	}
 
 	/**
 	 * Runs random operations, with refunds or without (the lease test keeps the mix of operations whose coverage it
 	 * asserts, reclaimed slots included; refunds are bound by the other tests).
 	 */
-	private Map<String, Integer> run(SplittableRandom random, long seed, String prefix, int batchSize,
+	private Map<String, Integer> run(SplittableRandom random, long seed, String prefix, Drive drive,
 			RequestGenerator requests, boolean refunds) {
 		MutableClock clock = MutableClock.atRealisticEpoch();
 		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
 		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
 		LocalRateLimitStore unpeeked = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
 		RedisRateLimitStore lua = new RedisRateLimitStore(factory, prefix, Duration.ofSeconds(30), clock::micros,
-				new LeaseIds("d"));
+				new LeaseIds("d"), drive.batching());
 		// pipelined calls that meet NOSCRIPT are retried with EVAL after later calls already ran: load first
 		lua.loadScripts();
 		Map<String, RateLimitCheck> written = new LinkedHashMap<>();
@@ -376,11 +389,11 @@ class LuaDifferentialIntegrationTests {
 		int done = 0;
 		List<RateLimitCheck> peekedRequest = null;
 		List<Decision> peeked = null;
-		while (done < OPERATIONS) {
+		while (done < drive.operations()) {
 			List<String> operations = new ArrayList<>();
 			List<Object> expected = new ArrayList<>();
 			List<CompletableFuture<?>> actual = new ArrayList<>();
-			for (int i = 0; i < batchSize && done < OPERATIONS; i++, done++) {
+			for (int i = 0; i < drive.pipelined() && done < drive.operations(); i++, done++) {
 				boolean afterPeek = peekedRequest != null;
 				long step = afterPeek ? 0 : randomStep(random);
 				if (step < 0) {
@@ -656,6 +669,23 @@ class LuaDifferentialIntegrationTests {
 	private interface RequestGenerator {
 
 		List<RateLimitCheck> next(SplittableRandom random);
+
+	}
+
+	/**
+	 * How a test drives the Redis store.
+	 *
+	 * @param pipelined operations sent before their replies are checked (the lease sets are compared after each such
+	 * round)
+	 * @param operations operations in all
+	 * @param batching the store's batching
+	 */
+	private record Drive(int pipelined, int operations, RedisBatching batching) {
+
+		/** Returns this drive with a part of its operations: {@code 1 / divisor}. */
+		Drive part(int divisor) {
+			return new Drive(this.pipelined, this.operations / divisor, this.batching);
+		}
 
 	}
 

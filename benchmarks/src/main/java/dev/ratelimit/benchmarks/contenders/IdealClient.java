@@ -22,6 +22,9 @@ import io.lettuce.core.codec.ByteArrayCodec;
  * request is written unflushed, and the first thread that finds no flush under way flushes for all that wrote
  * meanwhile, so that many commands leave in one write. Both still make one script call per decision: what natural
  * batching adds beyond pipelining is what separates this project's batched limiter from them.
+ * <p>
+ * The asynchronous variant ({@code ideal-async}) keeps {@value InFlightWindow#DEPTH} calls in flight per load thread on
+ * the auto-flushing connection, the caller shape of {@code ours-async}: the reference that row is compared with.
  */
 public final class IdealClient implements Contender {
 
@@ -32,6 +35,8 @@ public final class IdealClient implements Contender {
 	private final String sha;
 
 	private final boolean pipelined;
+
+	private final boolean async;
 
 	/** Commands written but not flushed yet, when pipelining explicitly. */
 	private final AtomicInteger unflushed = new AtomicInteger();
@@ -45,15 +50,34 @@ public final class IdealClient implements Contender {
 	 * @param pipelined whether to switch auto-flush off and flush explicitly, many commands at once
 	 */
 	public IdealClient(RedisClient client, boolean pipelined) {
+		this(client, pipelined, false);
+	}
+
+	private IdealClient(RedisClient client, boolean pipelined, boolean async) {
 		this.pipelined = pipelined;
+		this.async = async;
 		this.connection = client.connect(ByteArrayCodec.INSTANCE);
 		this.commands = this.connection.async();
 		this.sha = Blocking.await(this.commands.scriptLoad(Scripts.load(Scripts.MINIMAL_GCRA)));
 		this.connection.setAutoFlushCommands(!pipelined);
 	}
 
+	/**
+	 * Returns the ideal client with {@value InFlightWindow#DEPTH} calls in flight per load thread.
+	 * @param client the Redis client
+	 * @return the asynchronous ideal client
+	 */
+	public static IdealClient async(RedisClient client) {
+		return new IdealClient(client, false, true);
+	}
+
 	@Override
 	public Description description() {
+		if (this.async) {
+			return new Description("ideal-async", "ideal client, non-blocking callers (minimal GCRA script)",
+					"ideal async", Role.DIAGNOSTIC, "as *ideal client*, but with " + InFlightWindow.shape()
+							+ ": the reference of *ours async*");
+		}
 		if (this.pipelined) {
 			return new Description("ideal-pipelined", "ideal client, explicit pipelining (minimal GCRA script)",
 					"ideal pipelined", Role.PEER, "Lettuce, one shared connection, auto-flush off: the first thread "
@@ -85,6 +109,11 @@ public final class IdealClient implements Contender {
 		}
 		byte[] interval = ascii(rule.intervalMicros());
 		byte[] burst = ascii(rule.perSecond());
+		if (this.async) {
+			InFlightWindow<Long> window = new InFlightWindow<>((reply) -> reply == 1L);
+			return (subject) -> window.request(() -> this.commands.<Long>evalsha(this.sha, ScriptOutputType.INTEGER,
+					keys[subject], interval, burst));
+		}
 		return (subject) -> {
 			RedisFuture<Long> reply = this.commands.<Long>evalsha(this.sha, ScriptOutputType.INTEGER, keys[subject],
 					interval, burst);

@@ -10,6 +10,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.Verdict;
 import dev.ratelimit.redis.RedisBatching;
 import dev.ratelimit.redis.RedisRateLimitStore;
 
@@ -22,6 +23,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@link RateLimitCheck}s from the subject and calls {@link RateLimiter#evaluate}, which sends all checks in one
  * {@code EVALSHA} (of {@code gcra.lua}, the store's fast path for GCRA, or {@code ratelimit.lua}) and returns a full
  * {@code Verdict} (remaining, reset and retry-after per check).
+ * <p>
+ * The asynchronous variant ({@code ours-async}) calls {@link RateLimiter#evaluateAsync} instead, with
+ * {@value InFlightWindow#DEPTH} decisions in flight per load thread: a different caller shape from every other
+ * contender's (blocking threads), which shows how far batching goes when callers do not park on each decision.
  */
 public final class OurContender implements Contender {
 
@@ -31,6 +36,8 @@ public final class OurContender implements Contender {
 
 	private final RedisBatching batching;
 
+	private final boolean async;
+
 	/**
 	 * @param host Redis's host
 	 * @param port Redis's port
@@ -38,7 +45,19 @@ public final class OurContender implements Contender {
 	 * {@link RedisBatching#OFF} (one script call per decision, as before issue 14)
 	 */
 	public OurContender(String host, int port, RedisBatching batching) {
+		this(host, port, batching, false);
+	}
+
+	/**
+	 * @param host Redis's host
+	 * @param port Redis's port
+	 * @param batching the store's batching
+	 * @param async whether to call {@link RateLimiter#evaluateAsync} with {@value InFlightWindow#DEPTH} decisions in
+	 * flight per load thread, rather than {@link RateLimiter#evaluate}
+	 */
+	public OurContender(String host, int port, RedisBatching batching, boolean async) {
 		this.batching = batching;
+		this.async = async;
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
@@ -53,6 +72,12 @@ public final class OurContender implements Contender {
 		if (!this.batching.enabled()) {
 			return new Description("ours-unbatched", "ratelimit (this project), batching off", "ours unbatched",
 					Role.DIAGNOSTIC, setUp + "; `ratelimit.redis.batch.enabled=false`: one script call per decision");
+		}
+		if (this.async) {
+			return new Description("ours-async", "ratelimit (this project), non-blocking callers", "ours async",
+					Role.DIAGNOSTIC, "as *ours*, but `evaluateAsync` with " + InFlightWindow.shape()
+							+ ": a different caller shape from the blocking threads of every other row, so not "
+							+ "comparable with them one to one; compare it with *ideal async*");
 		}
 		return new Description("ours", "ratelimit (this project)", "ours", Role.THIS_PROJECT,
 				setUp + "; natural batching (the default: " + this.batching.lanes() + " lanes, up to "
@@ -70,25 +95,40 @@ public final class OurContender implements Contender {
 
 	@Override
 	public Requests prepare(List<Rule> rules, String[] subjects) {
-		return requests(this.limiter, rules, subjects);
+		return this.async ? asyncRequests(rules, subjects) : requests(this.limiter, rules, subjects);
+	}
+
+	private Requests asyncRequests(List<Rule> rules, String[] subjects) {
+		List<RateLimitPolicy> policies = policies(rules);
+		InFlightWindow<Verdict> window = new InFlightWindow<>(Verdict::allowed);
+		return (subject) -> window.request(() -> this.limiter.evaluateAsync(checks(policies, subjects[subject])));
 	}
 
 	/** One request = one {@link RateLimiter} call with a GCRA check per rule, as the starter's filter makes it. */
 	static Requests requests(RateLimiter limiter, List<Rule> rules, String[] subjects) {
-		List<RateLimitPolicy> policies = rules.stream()
-			.map((rule) -> RateLimitPolicy.of(rule.name(), Algorithm.GCRA, rule.perSecond(), Duration.ofSeconds(1)))
-			.toList();
+		List<RateLimitPolicy> policies = policies(rules);
 		if (policies.size() == 1) {
 			RateLimitPolicy policy = policies.get(0);
 			return (subject) -> limiter.evaluate(RateLimitCheck.of(policy, subjects[subject])).allowed();
 		}
-		return (subject) -> {
-			List<RateLimitCheck> checks = new ArrayList<>(policies.size());
-			for (RateLimitPolicy policy : policies) {
-				checks.add(RateLimitCheck.of(policy, subjects[subject]));
-			}
-			return limiter.evaluate(checks).allowed();
-		};
+		return (subject) -> limiter.evaluate(checks(policies, subjects[subject])).allowed();
+	}
+
+	private static List<RateLimitPolicy> policies(List<Rule> rules) {
+		return rules.stream()
+			.map((rule) -> RateLimitPolicy.of(rule.name(), Algorithm.GCRA, rule.perSecond(), Duration.ofSeconds(1)))
+			.toList();
+	}
+
+	private static List<RateLimitCheck> checks(List<RateLimitPolicy> policies, String subject) {
+		if (policies.size() == 1) {
+			return List.of(RateLimitCheck.of(policies.get(0), subject));
+		}
+		List<RateLimitCheck> checks = new ArrayList<>(policies.size());
+		for (RateLimitPolicy policy : policies) {
+			checks.add(RateLimitCheck.of(policy, subject));
+		}
+		return checks;
 	}
 
 	@Override

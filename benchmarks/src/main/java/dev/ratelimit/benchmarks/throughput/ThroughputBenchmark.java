@@ -1,10 +1,13 @@
 package dev.ratelimit.benchmarks.throughput;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import dev.ratelimit.benchmarks.contenders.Contender;
 import dev.ratelimit.benchmarks.contenders.Requests;
@@ -26,6 +29,9 @@ public final class ThroughputBenchmark {
 	private final RedisProbe probe;
 
 	private final Settings settings;
+
+	/** The CPU the busiest client I/O thread used in the last round, in cores (logged, not reported). */
+	private double busiestIoCores;
 
 	/**
 	 * @param probe the side connection to the benchmark's Redis
@@ -59,9 +65,10 @@ public final class ThroughputBenchmark {
 				Measurement measured = measure(requests.get(i), scenario, 1_000L * (round + 1) + i);
 				totals[i] = (totals[i] != null) ? totals[i].plus(measured) : measured;
 				rates.get(i).add(measured.perSecond());
-				log("%s: %s round %d %,.0f/s, p50 %.0f us, p99 %.0f us, JVM %.2f cores, Redis %.2f cores%s%n",
-						scenario.id(), entries.get(i).id(), round + 1, measured.perSecond(), measured.latencyMicros(50),
-						measured.latencyMicros(99), measured.clientCores(), measured.redisCores(),
+				log("%s: %s round %d %,.0f/s, p50 %.0f us, p99 %.0f us, JVM %.2f cores (busiest client I/O thread "
+						+ "%.2f), Redis %.2f cores%s%n", scenario.id(), entries.get(i).id(), round + 1,
+						measured.perSecond(), measured.latencyMicros(50), measured.latencyMicros(99),
+						measured.clientCores(), this.busiestIoCores, measured.redisCores(),
 						(measured.errors() > 0) ? ", " + measured.errors() + " ERRORS" : "");
 			}
 		}
@@ -73,12 +80,34 @@ public final class ThroughputBenchmark {
 	}
 
 	private Measurement measure(Requests requests, Scenario scenario, long seed) {
+		Map<Thread, Long> ioBefore = ioThreadCpuNanos();
 		long redisBefore = this.probe.cpuMicros();
 		long clientBefore = processCpuNanos();
 		Measurement measured = LoadGenerator.run(requests, scenario.threads(), scenario.subjects(),
 				this.settings.round(), seed);
 		long clientMicros = (processCpuNanos() - clientBefore) / 1_000;
-		return measured.withCpuMicros(clientMicros, this.probe.cpuMicros() - redisBefore);
+		Measurement result = measured.withCpuMicros(clientMicros, this.probe.cpuMicros() - redisBefore);
+		long busiest = 0;
+		for (Map.Entry<Thread, Long> after : ioThreadCpuNanos().entrySet()) {
+			busiest = Math.max(busiest, after.getValue() - ioBefore.getOrDefault(after.getKey(), 0L));
+		}
+		this.busiestIoCores = (double) busiest / measured.elapsedNanos();
+		return result;
+	}
+
+	/**
+	 * Returns the CPU time of each client I/O thread (Netty event loops: Lettuce's and Redisson's), for the log: a
+	 * busiest thread near 1.00 core is a serial bound of its own.
+	 */
+	private static Map<Thread, Long> ioThreadCpuNanos() {
+		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+		Map<Thread, Long> cpu = new HashMap<>();
+		for (Thread thread : Thread.getAllStackTraces().keySet()) {
+			if (thread.getName().startsWith("lettuce-") || thread.getName().startsWith("redisson-netty")) {
+				cpu.put(thread, threads.getThreadCpuTime(thread.getId()));
+			}
+		}
+		return cpu;
 	}
 
 	private static long processCpuNanos() {

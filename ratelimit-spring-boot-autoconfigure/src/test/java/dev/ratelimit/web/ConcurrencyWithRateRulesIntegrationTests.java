@@ -136,8 +136,8 @@ class ConcurrencyWithRateRulesIntegrationTests {
 
 	@Test
 	void requestDeniedByItsRateRuleHoldsNoLease() {
-		assertThat(get().statusCode()).isEqualTo(200);
-		assertThat(get().statusCode()).isEqualTo(200);
+		assertAdmitted(get());
+		assertAdmitted(get());
 		await().atMost(TIMEOUT).until(() -> leases() == 0);
 		assertThat(writesUntilNow()).as("the admitted requests took and gave back their leases")
 			.anyMatch((write) -> write.startsWith(key("aon-cap") + " zadd"))
@@ -148,6 +148,12 @@ class ConcurrencyWithRateRulesIntegrationTests {
 		assertThat(writesUntilNow()).as("writes while the denied request was decided").isEmpty();
 		assertThat(leases()).isZero();
 		assertThat(rateCount()).isEqualTo(2);
+	}
+
+	/** Asserts a 200, telling a denial's headers and problem when it is not (a rare 429 once seen in a full build). */
+	private static void assertAdmitted(HttpResponse<String> response) {
+		assertThat(response.statusCode()).as("admitted; was answered %s %s", response.headers().map(), response.body())
+			.isEqualTo(200);
 	}
 
 	private void forgetDenials() {

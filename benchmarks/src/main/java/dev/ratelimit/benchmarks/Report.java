@@ -31,6 +31,10 @@ public final class Report {
 
 	private static final String IDEAL = "ideal";
 
+	private static final String OURS_ASYNC = "ours-async";
+
+	private static final String IDEAL_ASYNC = "ideal-async";
+
 	private Report() {
 	}
 
@@ -185,6 +189,7 @@ public final class Report {
 					o.redisCores()));
 		}
 		out.append('\n');
+		out.append(cpuSplit(results));
 		String ours = Scripts.fileName(Scripts.ourGcraScript());
 		Optional<RedisCeiling.Row> script = ceiling.stream()
 			.filter((row) -> row.pipeline() > 1 && row.script().startsWith(ours))
@@ -201,6 +206,41 @@ public final class Report {
 				+ "throughput is then inversely proportional to the CPU one decision costs on both sides together. "
 				+ "Redis executes commands on one thread, so it cannot use more than one core.%n%n",
 				Runtime.getRuntime().availableProcessors()));
+		return out.toString();
+	}
+
+	/**
+	 * Splits the CPU one decision cost by who spent it: the load threads (the callers: the limiter's code on the
+	 * calling thread, parking and being woken), the clients' I/O threads (Netty event loops: writing, reading, waking
+	 * the callers), the rest of the JVM (garbage collection, compilation) and Redis; with the decisions each script
+	 * call carried.
+	 */
+	private static String cpuSplit(List<ScenarioResult> results) {
+		StringBuilder out = new StringBuilder();
+		out.append("Where one decision's CPU goes (µs per decision, all rounds): *callers* is the load threads' own "
+				+ "CPU (the limiter's code on the calling thread, and parking and being woken), *client I/O* the "
+				+ "Netty event loops' (writing and reading the connection, decoding, completing the callers' futures, "
+				+ "which wakes them), *rest* the JVM's other threads (garbage collection, compilation), *Redis* the "
+				+ "Redis process's. A whole-machine profile of the same rows, kernel and user time per thread, is in "
+				+ "[profiling.md](profiling.md#where-the-cpu-of-one-decision-goes).\n\n");
+		out.append("| scenario | client | callers | client I/O | rest | Redis | total | decisions per script call |\n");
+		out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+		for (ScenarioResult result : results) {
+			for (String id : List.of(OURS, OURS_ASYNC, IDEAL, IDEAL_ASYNC)) {
+				Optional<EntryResult> entry = result.entry(id);
+				if (entry.isEmpty()) {
+					continue;
+				}
+				var m = entry.get().total();
+				double rest = m.clientMicrosPerRequest() - m.callerMicrosPerRequest() - m.ioMicrosPerRequest();
+				out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %.1f |%n",
+						result.scenario().title(), entry.get().entry().label(),
+						Format.micros(m.callerMicrosPerRequest()), Format.micros(m.ioMicrosPerRequest()),
+						Format.micros(Math.max(0, rest)), Format.micros(m.redisMicrosPerRequest()),
+						Format.micros(entry.get().cpuMicrosPerDecision()), m.decisionsPerScriptCall()));
+			}
+		}
+		out.append('\n');
 		return out.toString();
 	}
 

@@ -1,5 +1,7 @@
 package dev.ratelimit.benchmarks.load;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +23,8 @@ import org.HdrHistogram.Histogram;
 public final class LoadGenerator {
 
 	private static final long HIGHEST_NANOS = Duration.ofSeconds(30).toNanos();
+
+	private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
 	private LoadGenerator() {
 	}
@@ -70,7 +74,9 @@ public final class LoadGenerator {
 		long total = 0;
 		long admitted = 0;
 		long errors = 0;
+		long callerCpuNanos = 0;
 		for (Worker worker : workers) {
+			callerCpuNanos += worker.cpuNanos;
 			latency.add(worker.latency);
 			total += worker.completed;
 			admitted += worker.admitted;
@@ -80,7 +86,7 @@ public final class LoadGenerator {
 			System.err.println("First of " + errors + " failed requests:");
 			firstError.get().printStackTrace();
 		}
-		return new Measurement(total, admitted, errors, end - begin, latency, 0, 0);
+		return new Measurement(total, admitted, errors, end - begin, latency, 0, 0, callerCpuNanos / 1_000, 0, 0);
 	}
 
 	private static void await(CountDownLatch latch) {
@@ -120,6 +126,9 @@ public final class LoadGenerator {
 
 		private volatile long finished;
 
+		/** CPU time this thread used while sending requests (its share of the callers' CPU). */
+		private volatile long cpuNanos;
+
 		Worker(Requests requests, int subjects, SplittableRandom random, CountDownLatch ready, CountDownLatch start,
 				AtomicReference<Throwable> firstError) {
 			this.target = requests;
@@ -134,6 +143,7 @@ public final class LoadGenerator {
 		public void run() {
 			this.ready.countDown();
 			await(this.start);
+			long cpuBefore = THREADS.getCurrentThreadCpuTime();
 			long end = this.deadline;
 			long now = System.nanoTime();
 			while (now < end) {
@@ -153,6 +163,7 @@ public final class LoadGenerator {
 				this.completed++;
 			}
 			this.finished = now;
+			this.cpuNanos = THREADS.getCurrentThreadCpuTime() - cpuBefore;
 		}
 
 	}

@@ -15,9 +15,14 @@ import org.HdrHistogram.Histogram;
  * @param clientCpuMicros CPU time of the benchmark JVM during the run (all its threads: load, client I/O, GC), or 0
  * if not sampled
  * @param redisCpuMicros CPU time of the Redis process during the run (user and system), or 0 if not sampled
+ * @param callerCpuMicros the part of {@code clientCpuMicros} that the load threads used: the callers' own work (the
+ * limiter's code on the calling thread, waiting and being woken, the load generator's counting)
+ * @param ioCpuMicros the part of {@code clientCpuMicros} that the clients' I/O threads (Netty event loops) used, or 0
+ * if not sampled; the rest of the JVM's CPU is its own (garbage collection, compilation) and other threads'
+ * @param scriptCalls script calls ({@code EVALSHA}, {@code EVAL}) Redis executed during the run, or 0 if not sampled
  */
 public record Measurement(long requests, long admitted, long errors, long elapsedNanos, Histogram latency,
-		long clientCpuMicros, long redisCpuMicros) {
+		long clientCpuMicros, long redisCpuMicros, long callerCpuMicros, long ioCpuMicros, long scriptCalls) {
 
 	/** Returns completed requests (decisions) per second. */
 	public double perSecond() {
@@ -54,10 +59,28 @@ public record Measurement(long requests, long admitted, long errors, long elapse
 		return this.clientCpuMicros * 1_000.0 / this.elapsedNanos;
 	}
 
-	/** Returns this measurement with the CPU times of its run. */
-	public Measurement withCpuMicros(long client, long redis) {
+	/** Returns the load threads' CPU time per decision, in microseconds. */
+	public double callerMicrosPerRequest() {
+		return (this.requests == 0) ? 0 : (double) this.callerCpuMicros / this.requests;
+	}
+
+	/** Returns the client I/O threads' CPU time per decision, in microseconds. */
+	public double ioMicrosPerRequest() {
+		return (this.requests == 0) ? 0 : (double) this.ioCpuMicros / this.requests;
+	}
+
+	/** Returns the decisions per script call: above 1 for a client that batches, below 1 for several per decision. */
+	public double decisionsPerScriptCall() {
+		return (this.scriptCalls == 0) ? 0 : (double) this.requests / this.scriptCalls;
+	}
+
+	/**
+	 * Returns this measurement with what was sampled around its run: the CPU time of the JVM, of Redis and of the
+	 * client I/O threads, and the script calls Redis executed.
+	 */
+	public Measurement withSamples(long client, long redis, long io, long scriptCalls) {
 		return new Measurement(this.requests, this.admitted, this.errors, this.elapsedNanos, this.latency, client,
-				redis);
+				redis, this.callerCpuMicros, io, scriptCalls);
 	}
 
 	/** Returns the sum of two measurements (counts and times add up, latencies merge). */
@@ -66,7 +89,9 @@ public record Measurement(long requests, long admitted, long errors, long elapse
 		merged.add(other.latency);
 		return new Measurement(this.requests + other.requests, this.admitted + other.admitted,
 				this.errors + other.errors, this.elapsedNanos + other.elapsedNanos, merged,
-				this.clientCpuMicros + other.clientCpuMicros, this.redisCpuMicros + other.redisCpuMicros);
+				this.clientCpuMicros + other.clientCpuMicros, this.redisCpuMicros + other.redisCpuMicros,
+				this.callerCpuMicros + other.callerCpuMicros, this.ioCpuMicros + other.ioCpuMicros,
+				this.scriptCalls + other.scriptCalls);
 	}
 
 }

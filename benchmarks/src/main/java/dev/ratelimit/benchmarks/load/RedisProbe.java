@@ -57,6 +57,24 @@ public final class RedisProbe implements AutoCloseable {
 		throw new IllegalStateException("No usec_per_call for " + command);
 	}
 
+	/**
+	 * Returns how many script calls ({@code EVALSHA} and {@code EVAL}) Redis has executed since start or the last
+	 * {@link #resetStats()}: against the decisions made meanwhile, the average number of decisions per call.
+	 */
+	public long scriptCalls() {
+		String stats = this.redis.info("commandstats");
+		long calls = 0;
+		for (String command : new String[] { "evalsha", "eval" }) {
+			for (String line : stats.split("\r?\n")) {
+				if (line.startsWith("cmdstat_" + command + ":calls=")) {
+					String rest = line.substring(("cmdstat_" + command + ":calls=").length());
+					calls += Long.parseLong(rest.substring(0, rest.indexOf(',')));
+				}
+			}
+		}
+		return calls;
+	}
+
 	/** Loads a script and returns its SHA-1. */
 	public String scriptLoad(byte[] script) {
 		return this.redis.scriptLoad(script);

@@ -66,9 +66,14 @@ public final class ThroughputBenchmark {
 				totals[i] = (totals[i] != null) ? totals[i].plus(measured) : measured;
 				rates.get(i).add(measured.perSecond());
 				log("%s: %s round %d %,.0f/s, p50 %.0f us, p99 %.0f us, JVM %.2f cores (busiest client I/O thread "
-						+ "%.2f), Redis %.2f cores%s%n", scenario.id(), entries.get(i).id(), round + 1,
-						measured.perSecond(), measured.latencyMicros(50), measured.latencyMicros(99),
-						measured.clientCores(), this.busiestIoCores, measured.redisCores(),
+						+ "%.2f), Redis %.2f cores, %.1f decisions per script call; CPU us per decision: callers "
+						+ "%.1f, client I/O %.1f, rest of the JVM %.1f, Redis %.1f%s%n", scenario.id(),
+						entries.get(i).id(), round + 1, measured.perSecond(), measured.latencyMicros(50),
+						measured.latencyMicros(99), measured.clientCores(), this.busiestIoCores,
+						measured.redisCores(), measured.decisionsPerScriptCall(), measured.callerMicrosPerRequest(),
+						measured.ioMicrosPerRequest(), measured.clientMicrosPerRequest()
+								- measured.callerMicrosPerRequest() - measured.ioMicrosPerRequest(),
+						measured.redisMicrosPerRequest(),
 						(measured.errors() > 0) ? ", " + measured.errors() + " ERRORS" : "");
 			}
 		}
@@ -82,17 +87,21 @@ public final class ThroughputBenchmark {
 	private Measurement measure(Requests requests, Scenario scenario, long seed) {
 		Map<Thread, Long> ioBefore = ioThreadCpuNanos();
 		long redisBefore = this.probe.cpuMicros();
+		long callsBefore = this.probe.scriptCalls();
 		long clientBefore = processCpuNanos();
 		Measurement measured = LoadGenerator.run(requests, scenario.threads(), scenario.subjects(),
 				this.settings.round(), seed);
 		long clientMicros = (processCpuNanos() - clientBefore) / 1_000;
-		Measurement result = measured.withCpuMicros(clientMicros, this.probe.cpuMicros() - redisBefore);
+		long redisMicros = this.probe.cpuMicros() - redisBefore;
 		long busiest = 0;
+		long io = 0;
 		for (Map.Entry<Thread, Long> after : ioThreadCpuNanos().entrySet()) {
-			busiest = Math.max(busiest, after.getValue() - ioBefore.getOrDefault(after.getKey(), 0L));
+			long used = after.getValue() - ioBefore.getOrDefault(after.getKey(), 0L);
+			busiest = Math.max(busiest, used);
+			io += used;
 		}
 		this.busiestIoCores = (double) busiest / measured.elapsedNanos();
-		return result;
+		return measured.withSamples(clientMicros, redisMicros, io / 1_000, this.probe.scriptCalls() - callsBefore);
 	}
 
 	/**

@@ -52,8 +52,11 @@ public final class ReactiveOverhead {
 		out.append("## What the WebFlux filter adds\n\n");
 		out.append(String.format(Locale.ROOT, "One WebFlux application on Reactor Netty (the conformance suite's, in "
 				+ "the benchmark's JVM) on a redis-server of its own, asked alternately for a path one GCRA rule limits "
-				+ "(keyed by IP, a limit never reached: one `EVALSHA` per request) and a path no rule matches, over one "
-				+ "keep-alive HTTP/1.1 connection, one request at a time: %,d measured requests per path after as many "
+				+ "(keyed by IP, a limit never reached: one `EVALSHA` per request) and a path no rule matches, each over "
+				+ "a keep-alive HTTP/1.1 connection of its own (the raw-socket client of the servlet benchmark: "
+				+ "with `java.net.http` and its own threads in the same JVM, the p99 gap was about three times as large: see "
+				+ "[webflux.md](webflux.md#overhead)), one request at a time: %,d "
+				+ "measured requests per path after as many "
 				+ "for warm-up (`-Dbench.requests`). The difference is the filter with its Redis round trip; the "
 				+ "servlet filter's, measured against the sample jar, is in [benchmarks-http.md](benchmarks-http.md) "
 				+ "(target there: +0.2 ms p50, +1 ms p99).%n%n", webflux.requests()));

@@ -2,17 +2,13 @@ package dev.ratelimit.benchmarks;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
 import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
 
+import dev.ratelimit.benchmarks.http.KeepAliveConnection;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import dev.ratelimit.web.ConformanceTestApplication;
 import org.HdrHistogram.Histogram;
@@ -24,8 +20,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * What the WebFlux filter adds to a request: one WebFlux application (the conformance suite's, on Reactor Netty, in
  * this JVM) on a redis-server of its own, asked alternately for a path one rule limits (GCRA, keyed by IP, a limit
- * never reached: every request is one store call) and a path no rule matches, over one keep-alive HTTP/1.1
- * connection, one request at a time. Prints p50 and p99 of both and their difference.
+ * never reached: every request is one store call) and a path no rule matches, each over a keep-alive HTTP/1.1
+ * connection of its own ({@link KeepAliveConnection}, the servlet benchmark's raw-socket client), one request at a
+ * time. Prints p50 and p99 of both and their difference. With {@code java.net.http} as the client, its own threads
+ * (in the same JVM, on the same two cores) made the p99 gap 2-3 times larger, as decision 21 found for the servlet
+ * benchmark.
  * <p>
  * The client shares the JVM and the machine with the server and Redis, so the absolute latencies are this machine's;
  * the difference is what the filter and its Redis round trip add. Run by {@code benchmarks/run.sh webflux}; the
@@ -66,22 +65,18 @@ public final class WebFluxOverhead {
 							"ratelimit.rules.bench.period=1h")
 					.run()) {
 			int port = ((WebServerApplicationContext) app).getWebServer().getPort();
-			HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-			HttpRequest limited = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/cf/bench/limited"))
-				.timeout(Duration.ofSeconds(10))
-				.build();
-			HttpRequest open = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/cf/bench/open"))
-				.timeout(Duration.ofSeconds(10))
-				.build();
 			Histogram limitedLatency = new Histogram(60_000_000_000L, 3);
 			Histogram openLatency = new Histogram(60_000_000_000L, 3);
-			for (int i = 0; i < 2 * requests; i++) {
-				boolean measured = i >= requests;
-				long limitedNanos = send(client, limited);
-				long openNanos = send(client, open);
-				if (measured) {
-					limitedLatency.recordValue(limitedNanos);
-					openLatency.recordValue(openNanos);
+			try (KeepAliveConnection limited = new KeepAliveConnection(port, "/cf/bench/limited");
+					KeepAliveConnection open = new KeepAliveConnection(port, "/cf/bench/open")) {
+				for (int i = 0; i < 2 * requests; i++) {
+					boolean measured = i >= requests;
+					long limitedNanos = send(limited);
+					long openNanos = send(open);
+					if (measured) {
+						limitedLatency.recordValue(limitedNanos);
+						openLatency.recordValue(openNanos);
+					}
 				}
 			}
 			return new Result(requests, openLatency, limitedLatency);
@@ -106,14 +101,10 @@ public final class WebFluxOverhead {
 		return String.join(",", names);
 	}
 
-	private static long send(HttpClient client, HttpRequest request) throws Exception {
+	private static long send(KeepAliveConnection connection) throws IOException {
 		long start = System.nanoTime();
-		HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());
-		long nanos = System.nanoTime() - start;
-		if (response.statusCode() != 200) {
-			throw new IllegalStateException(request.uri() + " answered " + response.statusCode());
-		}
-		return nanos;
+		connection.get();
+		return System.nanoTime() - start;
 	}
 
 	private static void row(String name, Histogram latency) {

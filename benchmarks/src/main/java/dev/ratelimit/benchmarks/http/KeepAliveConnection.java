@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * Fails on anything but 200, so a denial or an error cannot pass for a fast answer. A full-featured client
  * (java.net.http) cost more per request than the server did and hid what it measured (decision #21).
  */
-final class KeepAliveConnection implements AutoCloseable {
+public final class KeepAliveConnection implements AutoCloseable {
 
 	private final int port;
 
@@ -29,7 +29,13 @@ final class KeepAliveConnection implements AutoCloseable {
 
 	private InputStream in;
 
-	KeepAliveConnection(int port, String path) throws IOException {
+	/**
+	 * Connects.
+	 * @param port the server's port on 127.0.0.1
+	 * @param path the path every request asks for
+	 * @throws IOException when it cannot connect
+	 */
+	public KeepAliveConnection(int port, String path) throws IOException {
 		this.port = port;
 		this.request = ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n\r\n")
 			.getBytes(StandardCharsets.US_ASCII);
@@ -46,7 +52,7 @@ final class KeepAliveConnection implements AutoCloseable {
 	}
 
 	/** Sends the request and reads the whole response; fails unless it is a 200. */
-	void get() throws IOException {
+	public void get() throws IOException {
 		this.out.write(this.request);
 		this.out.flush();
 		String status = readLine();

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
@@ -36,13 +37,18 @@ import static org.awaitility.Awaitility.await;
  * {@code on-store-failure} mode; the Sentinels promote the replica, the limiter finds it by itself, and the killed
  * server comes back as a replica. No {@code local} or {@code allow} request fails, {@code deny} requests answer 503
  * with {@code Retry-After} only while the failover lasts, the outage is logged once, and no key is charged in Redis
- * more than Redis's decisions admitted: nothing decided without Redis during the failover was queued and charged
+ * more than Redis's decisions admitted, give or take the requests in flight when the master died (which may have run
+ * there without their reply ever arriving): nothing decided without Redis during the failover was queued and charged
  * after the reconnect.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SentinelFailoverIntegrationTests {
 
 	private static final List<String> PATHS = List.of("/hello", "/open", "/retry");
+
+	/** The rule of each path (ratelimit-sentinel-test.yml). */
+	private static final Map<String, String> RULE_OF_PATH = Map.of("/hello", "sentinel-local", "/open",
+			"sentinel-allow", "/retry", "sentinel-deny");
 
 	private static final int REQUESTS_PER_PHASE = 300;
 
@@ -73,6 +79,7 @@ class SentinelFailoverIntegrationTests {
 			ResilientRateLimiter limiter = (ResilientRateLimiter) app.getBean(RateLimiter.class);
 			RedisServerProcess oldMaster = sentinel.initialMaster();
 			long killedAt;
+			long killReturnedAt;
 			long recoveredAt;
 			long rejoinedAt;
 			int logFrom;
@@ -83,6 +90,7 @@ class SentinelFailoverIntegrationTests {
 				logFrom = output.getOut().length();
 				killedAt = System.nanoTime();
 				oldMaster.kill();
+				killReturnedAt = System.nanoTime();
 				await().atMost(Duration.ofSeconds(10)).until(() -> limiter.state() == StoreState.FALLBACK);
 				await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
 					.until(() -> sentinel.masterPort() == sentinel.initialReplica().port());
@@ -120,9 +128,18 @@ class SentinelFailoverIntegrationTests {
 			assertThat(lines(output, logFrom, "Rate limit store recovered")).isLessThanOrEqualTo(1);
 			Map<String, Long> charged = charged(sentinel.initialReplica());
 			assertThat(charged).as("a key per rule in the new master").hasSize(3);
+			// a request in flight when the master died may have run there and reached the replica without its reply
+			// ever reaching the limiter: the one charge no client can give back (IssuedCommands), at most one per
+			// such request; anything beyond that would be a request decided without Redis and charged later
+			Map<String, Long> inFlightAtKill = samples.stream()
+				.filter((s) -> s.startNanos() < killReturnedAt && s.startNanos() + s.latencyNanos() > killedAt)
+				.collect(Collectors.groupingBy((s) -> RULE_OF_PATH.get(s.path()), Collectors.counting()));
+			logger.info("Requests in flight when the master was killed: " + inFlightAtKill + "; charged in Redis "
+					+ charged + "; admitted by Redis " + admittedByRedis);
 			charged.forEach((rule, count) -> assertThat(count)
-				.as("requests charged to " + rule + " in Redis, at most those Redis admitted")
-				.isLessThanOrEqualTo(admittedByRedis.get(rule).get()));
+				.as("requests charged to " + rule + " in Redis, at most those Redis admitted and those in flight at"
+						+ " the kill")
+				.isLessThanOrEqualTo(admittedByRedis.get(rule).get() + inFlightAtKill.getOrDefault(rule, 0L)));
 		}
 	}
 

@@ -137,6 +137,9 @@ class ConcurrencyWithRateRulesIntegrationTests {
 	@Test
 	void requestDeniedByItsRateRuleHoldsNoLease() {
 		assertAdmitted(get());
+		// the response reaches the client before the filter releases the request's lease (Spring MVC flushes the
+		// body as it writes it), so the next request of a cap of 1 waits for the release: seen twice in full builds
+		await().atMost(TIMEOUT).until(() -> leases() == 0);
 		assertAdmitted(get());
 		await().atMost(TIMEOUT).until(() -> leases() == 0);
 		assertThat(writesUntilNow()).as("the admitted requests took and gave back their leases")
@@ -150,7 +153,7 @@ class ConcurrencyWithRateRulesIntegrationTests {
 		assertThat(rateCount()).isEqualTo(2);
 	}
 
-	/** Asserts a 200, telling a denial's headers and problem when it is not (a rare 429 once seen in a full build). */
+	/** Asserts a 200, telling a denial's headers and problem when it is not. */
 	private static void assertAdmitted(HttpResponse<String> response) {
 		assertThat(response.statusCode()).as("admitted; was answered %s %s", response.headers().map(), response.body())
 			.isEqualTo(200);

@@ -1,6 +1,7 @@
 package dev.ratelimit.actuate;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -16,6 +17,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimit;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.adaptive.AdaptiveSettings;
+import dev.ratelimit.resilience.StoreNodeStatus;
 import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.Periods;
@@ -125,9 +127,21 @@ public class RateLimitsEndpoint {
 	public RateLimitsDescriptor rateLimits() {
 		CircuitBreaker.State circuit = this.status.circuitState();
 		return new RateLimitsDescriptor(this.storeName, this.status.state().name().toLowerCase(Locale.ROOT),
-				(circuit != null) ? circuit.name().toLowerCase(Locale.ROOT) : null, this.status.denyCacheSize(),
-				this.rules.all().stream().map(this::describe).toList(),
+				(circuit != null) ? circuit.name().toLowerCase(Locale.ROOT) : null, nodes(),
+				this.status.denyCacheSize(), this.rules.all().stream().map(this::describe).toList(),
 				this.adaptiveLimits.all().stream().map(RateLimitsEndpoint::describe).toList());
+	}
+
+	/** Returns each master of a Redis Cluster by node id, or {@code null} for a store on one server. */
+	private @Nullable Map<String, NodeDescriptor> nodes() {
+		Map<String, StoreNodeStatus> masters = this.status.nodes();
+		if (masters.isEmpty()) {
+			return null;
+		}
+		Map<String, NodeDescriptor> nodes = new LinkedHashMap<>();
+		masters.forEach((id, node) -> nodes.put(id, new NodeDescriptor(node.description(),
+				node.state().name().toLowerCase(Locale.ROOT), node.circuit().name().toLowerCase(Locale.ROOT))));
+		return nodes;
 	}
 
 	/**
@@ -295,9 +309,24 @@ public class RateLimitsEndpoint {
 				limit.rule().mode().name().toLowerCase(Locale.ROOT));
 	}
 
-	/** Every rule and the store; {@code adaptive} lists the adaptive concurrency rules, which are not rates. */
-	public record RateLimitsDescriptor(String store, String state, @Nullable String circuit, long denyCacheSize,
-			List<RuleDescriptor> rules, List<AdaptiveRuleDescriptor> adaptive) {
+	/**
+	 * Every rule and the store; {@code adaptive} lists the adaptive concurrency rules, which are not rates. In a Redis
+	 * Cluster, {@code state} and {@code circuit} sum up the masters ({@code partial} while some are unavailable; the
+	 * most open circuit) and {@code nodes} shows each master, by node id; {@code nodes} is {@code null} for a store on
+	 * one server.
+	 */
+	public record RateLimitsDescriptor(String store, String state, @Nullable String circuit,
+			@Nullable Map<String, NodeDescriptor> nodes, long denyCacheSize, List<RuleDescriptor> rules,
+			List<AdaptiveRuleDescriptor> adaptive) {
+	}
+
+	/**
+	 * One master of a Redis Cluster, as the limiter sees it now.
+	 * @param node its address and the slots it serves
+	 * @param state who decides for its keys: {@code redis}, or {@code fallback} while it is unavailable
+	 * @param circuit the state of its circuit breaker
+	 */
+	public record NodeDescriptor(String node, String state, String circuit) {
 	}
 
 	/**

@@ -6,7 +6,6 @@ import java.util.Map;
 
 import dev.ratelimit.StoreState;
 import dev.ratelimit.resilience.StoreNodeStatus;
-import dev.ratelimit.resilience.StoreStatus;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +23,8 @@ class RateLimitHealthIndicatorTests {
 				CircuitBreaker.State.CLOSED));
 		nodes.put("b2", new StoreNodeStatus("127.0.0.1:7002 slots 5461-10921", StoreState.FALLBACK,
 				CircuitBreaker.State.OPEN));
-		Health health = new RateLimitHealthIndicator(status(StoreState.PARTIAL, CircuitBreaker.State.OPEN, nodes),
+		Health health = new RateLimitHealthIndicator(
+				new FixedStoreStatus(StoreState.PARTIAL, CircuitBreaker.State.OPEN, nodes),
 				"redis").health();
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(health.getDetails()).containsEntry("state", "partial")
@@ -37,36 +37,10 @@ class RateLimitHealthIndicatorTests {
 
 	@Test
 	void aStoreOnOneServerShowsNoNodes() {
-		Health health = new RateLimitHealthIndicator(status(StoreState.REDIS, CircuitBreaker.State.CLOSED, Map.of()),
+		Health health = new RateLimitHealthIndicator(
+				new FixedStoreStatus(StoreState.REDIS, CircuitBreaker.State.CLOSED, Map.of()),
 				"redis").health();
 		assertThat(health.getDetails()).containsOnlyKeys("store", "state", "circuit");
-	}
-
-	private static StoreStatus status(StoreState state, CircuitBreaker.State circuit,
-			Map<String, StoreNodeStatus> nodes) {
-		return new StoreStatus() {
-
-			@Override
-			public StoreState state() {
-				return state;
-			}
-
-			@Override
-			public CircuitBreaker.State circuitState() {
-				return circuit;
-			}
-
-			@Override
-			public Map<String, StoreNodeStatus> nodes() {
-				return nodes;
-			}
-
-			@Override
-			public long denyCacheSize() {
-				return 0;
-			}
-
-		};
 	}
 
 }

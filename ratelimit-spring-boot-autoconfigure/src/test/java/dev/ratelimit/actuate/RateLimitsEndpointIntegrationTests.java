@@ -82,6 +82,7 @@ class RateLimitsEndpointIntegrationTests {
 		assertThat(body.get("store").asString()).isEqualTo("redis");
 		assertThat(body.get("state").asString()).isEqualTo("redis");
 		assertThat(body.get("circuit").asString()).isEqualTo("closed");
+		assertThat(body.get("nodes").isNull()).as("masters are listed in a Redis Cluster only").isTrue();
 		JsonNode hello = rule(body, "hello");
 		assertThat(hello.get("algorithm").asString()).isEqualTo("gcra");
 		assertThat(hello.get("limit").asLong()).isEqualTo(3);

@@ -1,7 +1,9 @@
 package dev.ratelimit.actuate;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
@@ -9,19 +11,25 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.StoreRateLimiter;
+import dev.ratelimit.StoreState;
+import dev.ratelimit.actuate.RateLimitsEndpoint.NodeDescriptor;
+import dev.ratelimit.actuate.RateLimitsEndpoint.RateLimitsDescriptor;
 import dev.ratelimit.actuate.RateLimitsEndpoint.SubjectDescriptor;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.resilience.StoreNodeStatus;
 import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.test.MutableClock;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.EnumSource.Mode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 /**
  * Inspecting a subject through the {@code ratelimits} endpoint, on the local store and an explicit clock.
@@ -86,6 +94,34 @@ class RateLimitsEndpointTests {
 		assertThat(next.remaining()).isOne();
 		RateLimitPolicy rate = RateLimitPolicy.of("login", Algorithm.GCRA, 3, Duration.ofSeconds(10));
 		assertThat(endpoint(rate, this.store).subject("login", new String[] { "alice" }, null).leases()).isNull();
+	}
+
+	@Test
+	void aStoreOnOneServerShowsNoNodes() {
+		RateLimitPolicy policy = RateLimitPolicy.of("login", Algorithm.GCRA, 3, Duration.ofSeconds(10));
+		RateLimitsDescriptor described = endpoint(policy, this.store).rateLimits();
+		assertThat(described.state()).isEqualTo("local");
+		assertThat(described.nodes()).isNull();
+	}
+
+	@Test
+	void aRedisClusterShowsEachMasterBesideTheSummedUpStateAndCircuit() {
+		Map<String, StoreNodeStatus> masters = new LinkedHashMap<>();
+		masters.put("a1", new StoreNodeStatus("127.0.0.1:7001 slots 0-5460", StoreState.REDIS,
+				CircuitBreaker.State.CLOSED));
+		masters.put("b2", new StoreNodeStatus("127.0.0.1:7002 slots 5461-10921", StoreState.FALLBACK,
+				CircuitBreaker.State.OPEN));
+		StoreStatus cluster = new FixedStoreStatus(StoreState.PARTIAL, CircuitBreaker.State.OPEN, masters);
+		RateLimitPolicy policy = RateLimitPolicy.of("login", Algorithm.GCRA, 3, Duration.ofSeconds(10));
+		RateLimitRule rule = RateLimitRule.builder("login", policy).key((request) -> request.getRemoteAddr()).build();
+		RateLimitsDescriptor described = new RateLimitsEndpoint(new RateLimitRules(List.of(rule)),
+				new StoreRateLimiter(this.store), cluster, this.store, RuleOverrideRepository.inMemory(), null, "redis")
+			.rateLimits();
+		assertThat(described.state()).isEqualTo("partial");
+		assertThat(described.circuit()).isEqualTo("open");
+		assertThat(described.nodes()).containsExactly(
+				entry("a1", new NodeDescriptor("127.0.0.1:7001 slots 0-5460", "redis", "closed")),
+				entry("b2", new NodeDescriptor("127.0.0.1:7002 slots 5461-10921", "fallback", "open")));
 	}
 
 	private Decision request(RateLimitPolicy policy) {

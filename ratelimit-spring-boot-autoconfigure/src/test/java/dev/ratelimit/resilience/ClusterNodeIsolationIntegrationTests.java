@@ -21,6 +21,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreState;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
+import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.test.redis.RedisBinary;
 import dev.ratelimit.test.redis.RedisCluster;
@@ -134,6 +135,7 @@ class ClusterNodeIsolationIntegrationTests {
 			long rejoinedAt;
 			int logFrom;
 			Map<String, Object> healthWhileDown;
+			RateLimitsEndpoint.RateLimitsDescriptor endpointWhileDown;
 			Map<String, StoreNodeStatus> nodesWhileDown;
 			StoreState stateWhileDown;
 			List<OutageLoad.Sample> samples;
@@ -158,6 +160,7 @@ class ClusterNodeIsolationIntegrationTests {
 				stateWhileDown = limiter.state();
 				nodesWhileDown = limiter.nodes();
 				healthWhileDown = app.getBean(RateLimitHealthIndicator.class).health().getDetails();
+				endpointWhileDown = app.getBean(RateLimitsEndpoint.class).rateLimits();
 				await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
 					.until(() -> !cluster.masterForSlot(victimSlot).equals(victim));
 				promotedAt = System.nanoTime();
@@ -187,6 +190,11 @@ class ClusterNodeIsolationIntegrationTests {
 					.satisfies((node) -> assertThat(node.description()).contains(victimAddress));
 				assertThat(healthWhileDown).containsEntry("state", "partial");
 				assertThat(healthWhileDown.get("unavailableNodes")).asString().contains(victimAddress);
+				assertThat(endpointWhileDown.state()).isEqualTo("partial");
+				assertThat(endpointWhileDown.nodes()).as("the ratelimits endpoint shows every master").hasSize(3);
+				assertThat(endpointWhileDown.nodes().values()).filteredOn((node) -> node.state().equals("fallback"))
+					.singleElement()
+					.satisfies((node) -> assertThat(node.node()).contains(victimAddress));
 			}
 			assertThat(samples).filteredOn((s) -> !s.path().startsWith("/retry"))
 				.as("local and allow rules never answer 5xx")
@@ -298,6 +306,7 @@ class ClusterNodeIsolationIntegrationTests {
 						.map((uri) -> uri.replaceFirst("^redis://", ""))
 						.toList()),
 					"spring.data.redis.lettuce.cluster.refresh.period=1s",
+					"management.endpoints.web.exposure.include=health,ratelimits",
 					"logging.level.dev.ratelimit=WARN",
 					"logging.level." + ClusterNodeIsolationIntegrationTests.class.getName() + "=INFO")
 			.initializers((ConfigurableApplicationContext context) -> context.getBeanFactory()

@@ -1,11 +1,9 @@
 package dev.ratelimit.actuate;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.StoreState;
-import dev.ratelimit.resilience.StoreNodeStatus;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
 
@@ -18,14 +16,7 @@ class RateLimitHealthIndicatorTests {
 
 	@Test
 	void aClusterWithOneFailedMasterIsUpAndNamesIt() {
-		Map<String, StoreNodeStatus> nodes = new LinkedHashMap<>();
-		nodes.put("a1", new StoreNodeStatus("127.0.0.1:7001 slots 0-5460", StoreState.REDIS,
-				CircuitBreaker.State.CLOSED));
-		nodes.put("b2", new StoreNodeStatus("127.0.0.1:7002 slots 5461-10921", StoreState.FALLBACK,
-				CircuitBreaker.State.OPEN));
-		Health health = new RateLimitHealthIndicator(
-				new FixedStoreStatus(StoreState.PARTIAL, CircuitBreaker.State.OPEN, nodes),
-				"redis").health();
+		Health health = new RateLimitHealthIndicator(FixedStoreStatus.clusterWithOneFailedMaster(), "redis").health();
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(health.getDetails()).containsEntry("state", "partial")
 			.containsEntry("circuit", "open")

@@ -1,9 +1,7 @@
 package dev.ratelimit.actuate;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
@@ -11,18 +9,15 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.StoreRateLimiter;
-import dev.ratelimit.StoreState;
 import dev.ratelimit.actuate.RateLimitsEndpoint.NodeDescriptor;
 import dev.ratelimit.actuate.RateLimitsEndpoint.RateLimitsDescriptor;
 import dev.ratelimit.actuate.RateLimitsEndpoint.SubjectDescriptor;
 import dev.ratelimit.local.LocalRateLimitStore;
-import dev.ratelimit.resilience.StoreNodeStatus;
 import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.test.MutableClock;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -106,12 +101,7 @@ class RateLimitsEndpointTests {
 
 	@Test
 	void aRedisClusterShowsEachMasterBesideTheSummedUpStateAndCircuit() {
-		Map<String, StoreNodeStatus> masters = new LinkedHashMap<>();
-		masters.put("a1", new StoreNodeStatus("127.0.0.1:7001 slots 0-5460", StoreState.REDIS,
-				CircuitBreaker.State.CLOSED));
-		masters.put("b2", new StoreNodeStatus("127.0.0.1:7002 slots 5461-10921", StoreState.FALLBACK,
-				CircuitBreaker.State.OPEN));
-		StoreStatus cluster = new FixedStoreStatus(StoreState.PARTIAL, CircuitBreaker.State.OPEN, masters);
+		StoreStatus cluster = FixedStoreStatus.clusterWithOneFailedMaster();
 		RateLimitPolicy policy = RateLimitPolicy.of("login", Algorithm.GCRA, 3, Duration.ofSeconds(10));
 		RateLimitRule rule = RateLimitRule.builder("login", policy).key((request) -> request.getRemoteAddr()).build();
 		RateLimitsDescriptor described = new RateLimitsEndpoint(new RateLimitRules(List.of(rule)),

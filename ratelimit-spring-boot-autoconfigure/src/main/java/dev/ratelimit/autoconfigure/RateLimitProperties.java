@@ -12,7 +12,7 @@ import dev.ratelimit.adaptive.AdaptiveStrategy;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.RuleWaiting;
-import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.web.HeaderStyle;
 import org.jspecify.annotations.Nullable;
 

@@ -10,7 +10,7 @@ import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
-import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.resilience.StoreFailureMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -36,7 +36,7 @@ import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.RuleWaiting;
-import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.resilience.StoreFailureMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

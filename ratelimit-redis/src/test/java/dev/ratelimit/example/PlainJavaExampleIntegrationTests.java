@@ -50,8 +50,8 @@ class PlainJavaExampleIntegrationTests {
 			.contains("sms 5: allowed (remaining 0, decided by Redis)")
 			.containsPattern("sms 6: denied, retry after 1[12] s \\(remaining 0, decided by Redis\\)")
 			.doesNotContain("this instance");
-		assertThat(redis.call((commands) -> commands.exists("rl:{sms:" + user + "}"))).as("the key in Redis")
-			.isEqualTo(1L);
+		Long keys = redis.call((commands) -> commands.exists("rl:{sms:" + user + "}"));
+		assertThat(keys).as("the key in Redis").isEqualTo(1L);
 	}
 
 	@Test

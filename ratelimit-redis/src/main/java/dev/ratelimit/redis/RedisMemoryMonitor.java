@@ -20,14 +20,14 @@ import java.util.function.LongSupplier;
 
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.ClusterPartitionParser;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 

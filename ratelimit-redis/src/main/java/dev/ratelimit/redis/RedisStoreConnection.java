@@ -6,11 +6,11 @@ import dev.ratelimit.RateLimitStoreException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.codec.ByteArrayCodec;
 
 /**
  * The connection a {@link RedisRateLimitStore} (and a {@link RedisMemoryMonitor}) talks to Redis through: one

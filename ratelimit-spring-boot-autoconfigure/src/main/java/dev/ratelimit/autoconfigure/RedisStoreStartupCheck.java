@@ -8,9 +8,9 @@ import java.util.StringJoiner;
 
 import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
-import dev.ratelimit.resilience.StoreFailureMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -1,9 +1,9 @@
 package dev.ratelimit.web;
 
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Base64;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;

@@ -3,8 +3,8 @@ package dev.ratelimit.benchmarks.contenders;
 import java.util.List;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.redis.SpringDataRedisConnection;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.SpringDataRedisConnection;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;

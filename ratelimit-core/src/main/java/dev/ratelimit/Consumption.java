@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.store.RateLimitStore;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;

@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.store.RateLimitStoreException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

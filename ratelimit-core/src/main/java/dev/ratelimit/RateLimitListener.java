@@ -1,5 +1,8 @@
 package dev.ratelimit;
 
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.store.StoreNodes;
+import dev.ratelimit.store.StoreState;
 import java.time.Duration;
 import java.util.List;
 

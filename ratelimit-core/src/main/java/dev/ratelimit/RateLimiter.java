@@ -1,5 +1,8 @@
 package dev.ratelimit;
 
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.lease.NoLeases;
+import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;

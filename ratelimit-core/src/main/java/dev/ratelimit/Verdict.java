@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.lease.Lease;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

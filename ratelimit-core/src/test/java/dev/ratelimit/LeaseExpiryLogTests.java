@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.lease.LeaseExpiryLog;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,5 +1,7 @@
 package dev.ratelimit;
 
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;

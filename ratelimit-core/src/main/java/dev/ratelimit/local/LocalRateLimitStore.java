@@ -18,17 +18,17 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
-import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.algorithm.Algorithms;
 import dev.ratelimit.algorithm.Concurrency;
 import dev.ratelimit.algorithm.LimitAlgorithm;
 import dev.ratelimit.algorithm.Outcome;
 import dev.ratelimit.algorithm.Reservable;
-import dev.ratelimit.key.Subjects;
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.lease.LeaseIds;
+import dev.ratelimit.store.RateLimitStore;
+import dev.ratelimit.store.Subjects;
 import org.jspecify.annotations.Nullable;
 
 /**

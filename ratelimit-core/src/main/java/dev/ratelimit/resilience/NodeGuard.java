@@ -2,7 +2,7 @@ package dev.ratelimit.resilience;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.ratelimit.StoreState;
+import dev.ratelimit.store.StoreState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 

@@ -9,11 +9,11 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.RateLimitStore;
-import dev.ratelimit.StoreNodes;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.resilience.StoreFailureMode;
+import dev.ratelimit.store.RateLimitStore;
+import dev.ratelimit.store.StoreNodes;
+import dev.ratelimit.store.StoreRateLimiter;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;

@@ -11,8 +11,8 @@ import java.util.function.Function;
 
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.StoreNodes;
-import dev.ratelimit.StoreState;
+import dev.ratelimit.store.StoreNodes;
+import dev.ratelimit.store.StoreState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

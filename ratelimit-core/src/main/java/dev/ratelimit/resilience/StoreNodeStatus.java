@@ -1,6 +1,6 @@
 package dev.ratelimit.resilience;
 
-import dev.ratelimit.StoreState;
+import dev.ratelimit.store.StoreState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 /**

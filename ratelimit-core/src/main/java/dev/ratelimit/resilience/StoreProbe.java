@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.StoreState;
+import dev.ratelimit.store.StoreState;
 
 /**
  * Finds out in the background whether the shared store (or one node of it) is back while its circuit breaker is open

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.StoreState;
+import dev.ratelimit.store.StoreState;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

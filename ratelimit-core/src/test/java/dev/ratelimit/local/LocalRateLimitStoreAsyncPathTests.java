@@ -1,6 +1,6 @@
 package dev.ratelimit.local;
 
-import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.test.AsyncPathStore;
 import dev.ratelimit.test.MutableClock;
 

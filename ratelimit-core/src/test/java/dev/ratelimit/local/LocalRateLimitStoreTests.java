@@ -1,8 +1,8 @@
 package dev.ratelimit.local;
 
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreContractTests;
+import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.test.MutableClock;
 
 class LocalRateLimitStoreTests extends RateLimitStoreContractTests {

@@ -4,13 +4,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.StoreState;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.lease.Lease;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.resilience.StoreFailureMode;
+import dev.ratelimit.store.StoreState;
 import dev.ratelimit.test.MutableClock;
 import dev.ratelimit.test.SwitchableStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;

@@ -3,8 +3,8 @@ package dev.ratelimit.resilience;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.ratelimit.RateLimitStoreException;
-import dev.ratelimit.StoreState;
+import dev.ratelimit.store.RateLimitStoreException;
+import dev.ratelimit.store.StoreState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -9,10 +9,10 @@ import java.util.concurrent.TimeoutException;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.store.RateLimitStore;
 import org.jspecify.annotations.Nullable;
 
 /**

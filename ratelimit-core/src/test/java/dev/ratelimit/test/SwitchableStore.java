@@ -4,11 +4,11 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitStore;
-import dev.ratelimit.RateLimitStoreException;
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.store.RateLimitStore;
+import dev.ratelimit.store.RateLimitStoreException;
 
 /**
  * A store that can be switched to fail like an unreachable Redis, and counts its calls. For unit tests of the logic

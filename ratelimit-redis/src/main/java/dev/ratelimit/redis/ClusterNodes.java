@@ -11,7 +11,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.ratelimit.RateLimitCheck;
-import dev.ratelimit.StoreNodes;
+import dev.ratelimit.store.StoreNodes;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.Partitions;

@@ -1,6 +1,6 @@
 package dev.ratelimit.redis;
 
-import dev.ratelimit.RateLimitStoreException;
+import dev.ratelimit.store.RateLimitStoreException;
 
 /**
  * The failure of the script call of one hash slot of a request whose checks span several slots of a Redis Cluster,

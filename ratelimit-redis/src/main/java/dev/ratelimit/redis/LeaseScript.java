@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 
-import dev.ratelimit.Lease;
+import dev.ratelimit.lease.Lease;
 import org.jspecify.annotations.Nullable;
 
 /**

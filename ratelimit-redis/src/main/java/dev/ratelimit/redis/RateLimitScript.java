@@ -11,10 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.algorithm.Algorithms;
+import dev.ratelimit.lease.Lease;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,6 +1,6 @@
 package dev.ratelimit.redis;
 
-import dev.ratelimit.RateLimitStoreException;
+import dev.ratelimit.store.RateLimitStoreException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;

@@ -2,7 +2,7 @@ package dev.ratelimit.redis;
 
 import java.util.regex.Pattern;
 
-import dev.ratelimit.key.Subjects;
+import dev.ratelimit.store.Subjects;
 
 /**
  * Builds store keys {@code <prefix>:{<rule>:<subject>}}. The braces make the whole {@code rule:subject} the Redis

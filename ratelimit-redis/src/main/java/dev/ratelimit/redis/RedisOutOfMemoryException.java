@@ -1,6 +1,6 @@
 package dev.ratelimit.redis;
 
-import dev.ratelimit.RateLimitStoreException;
+import dev.ratelimit.store.RateLimitStoreException;
 import org.jspecify.annotations.Nullable;
 
 /**

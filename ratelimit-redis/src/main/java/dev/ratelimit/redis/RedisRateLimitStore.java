@@ -19,13 +19,13 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
-import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitStore;
-import dev.ratelimit.RateLimitStoreException;
-import dev.ratelimit.StoreNodes;
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.lease.LeaseIds;
+import dev.ratelimit.store.RateLimitStore;
+import dev.ratelimit.store.RateLimitStoreException;
+import dev.ratelimit.store.StoreNodes;
 import io.lettuce.core.cluster.SlotHash;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

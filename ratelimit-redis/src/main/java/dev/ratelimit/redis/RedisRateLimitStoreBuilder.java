@@ -3,7 +3,7 @@ package dev.ratelimit.redis;
 import java.time.Duration;
 import java.util.Objects;
 
-import dev.ratelimit.LeaseIds;
+import dev.ratelimit.lease.LeaseIds;
 
 /**
  * Builds a {@link RedisRateLimitStore} on Redis's clock. The key prefix is fixed when the builder is created, since

@@ -2,7 +2,7 @@ package dev.ratelimit.redis;
 
 import java.util.Objects;
 
-import dev.ratelimit.RateLimitStoreException;
+import dev.ratelimit.store.RateLimitStoreException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

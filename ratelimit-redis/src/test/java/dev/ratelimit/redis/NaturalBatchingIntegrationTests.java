@@ -8,9 +8,9 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
-import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.lease.LeaseIds;
 import dev.ratelimit.test.TcpProxy;
 import dev.ratelimit.test.redis.LettuceFactories;
 import dev.ratelimit.test.redis.RedisEndpoint;

@@ -1,6 +1,6 @@
 package dev.ratelimit.redis;
 
-import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.test.AsyncPathStore;
 import dev.ratelimit.test.MutableClock;
 import dev.ratelimit.test.redis.RedisClusterTest;

@@ -3,8 +3,8 @@ package dev.ratelimit.redis;
 import java.time.Duration;
 
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreContractTests;
+import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.test.MutableClock;
 import dev.ratelimit.test.redis.LettuceFactories;
 import dev.ratelimit.test.redis.RedisClusterExtension;

@@ -9,8 +9,8 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimitStoreContractTests;
+import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.test.MutableClock;
 import dev.ratelimit.test.redis.LettuceFactories;
 import dev.ratelimit.test.redis.RedisEndpoint;

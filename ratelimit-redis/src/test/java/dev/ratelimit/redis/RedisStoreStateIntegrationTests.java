@@ -7,10 +7,10 @@ import java.util.UUID;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
-import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.lease.LeaseIds;
 import dev.ratelimit.test.redis.LettuceFactories;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;

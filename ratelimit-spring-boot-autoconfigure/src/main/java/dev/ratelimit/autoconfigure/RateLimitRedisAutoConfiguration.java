@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisBatching;
@@ -22,6 +21,7 @@ import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RedisRuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideSynchronizer;
+import dev.ratelimit.store.RateLimitStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.lettuce.core.resource.Delay;

@@ -12,10 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.key.KeyResolvers;
+import dev.ratelimit.lease.Lease;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.SpringDataRedisConnection;
 import dev.ratelimit.test.Race;

@@ -6,10 +6,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Completion.Outcome;
-import dev.ratelimit.LeaseRelease;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveAdmission;
+import dev.ratelimit.lease.LeaseRelease;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;

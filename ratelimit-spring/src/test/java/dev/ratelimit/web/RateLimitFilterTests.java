@@ -9,7 +9,6 @@ import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyRule;
 import dev.ratelimit.adaptive.AdaptiveSettings;
@@ -22,6 +21,7 @@ import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RulePhase;
+import dev.ratelimit.store.StoreRateLimiter;
 import jakarta.servlet.FilterChain;
 import org.junit.jupiter.api.Test;
 

@@ -8,10 +8,10 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.SpringDataRedisConnection;
+import dev.ratelimit.store.StoreRateLimiter;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

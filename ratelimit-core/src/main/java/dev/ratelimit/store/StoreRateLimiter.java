@@ -1,5 +1,14 @@
-package dev.ratelimit;
+package dev.ratelimit.store;
 
+import dev.ratelimit.Consumption;
+import dev.ratelimit.Decision;
+import dev.ratelimit.Futures;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.lease.Lease;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,5 +1,7 @@
-package dev.ratelimit;
+package dev.ratelimit.lease;
 
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.Verdict;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;

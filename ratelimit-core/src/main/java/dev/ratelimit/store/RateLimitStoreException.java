@@ -1,4 +1,4 @@
-package dev.ratelimit;
+package dev.ratelimit.store;
 
 /**
  * Thrown when a {@link RateLimitStore} cannot answer: unreachable, too slow, or a failed script.

@@ -1,4 +1,4 @@
-package dev.ratelimit;
+package dev.ratelimit.store;
 
 /**
  * Who decides right now. With a shared store it is its circuit breaker's state: closed means the store decides,

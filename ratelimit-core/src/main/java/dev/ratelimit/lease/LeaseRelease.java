@@ -1,5 +1,9 @@
-package dev.ratelimit;
+package dev.ratelimit.lease;
 
+import dev.ratelimit.AdmissionListener;
+import dev.ratelimit.Completion;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 

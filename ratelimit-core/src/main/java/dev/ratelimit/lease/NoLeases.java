@@ -1,11 +1,12 @@
-package dev.ratelimit;
+package dev.ratelimit.lease;
 
 import java.util.List;
 
 /**
- * The lease operations of a store or limiter that grants no leases.
+ * The lease operations of a store or limiter that grants no leases (the defaults of
+ * {@link dev.ratelimit.RateLimiter} and {@link dev.ratelimit.store.RateLimitStore}).
  */
-final class NoLeases {
+public final class NoLeases {
 
 	private NoLeases() {
 	}
@@ -17,7 +18,7 @@ final class NoLeases {
 	 * @return an empty list
 	 * @throws UnsupportedOperationException when there are leases
 	 */
-	static List<Boolean> operate(Object owner, List<Lease> leases) {
+	public static List<Boolean> operate(Object owner, List<Lease> leases) {
 		if (!leases.isEmpty()) {
 			throw new UnsupportedOperationException(owner.getClass().getName() + " grants no leases");
 		}

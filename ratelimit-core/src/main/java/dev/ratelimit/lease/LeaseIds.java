@@ -1,4 +1,4 @@
-package dev.ratelimit;
+package dev.ratelimit.lease;
 
 import java.security.SecureRandom;
 import java.util.Base64;

@@ -1,5 +1,6 @@
-package dev.ratelimit;
+package dev.ratelimit.store;
 
+import dev.ratelimit.RateLimitCheck;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

@@ -1,5 +1,14 @@
-package dev.ratelimit;
+package dev.ratelimit.store;
 
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Consumption;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.lease.NoLeases;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,4 @@
-package dev.ratelimit.key;
+package dev.ratelimit.store;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,5 +1,10 @@
-package dev.ratelimit;
+package dev.ratelimit.lease;
 
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimiter;
 import java.util.Objects;
 
 /**

@@ -1,9 +1,12 @@
 package dev.ratelimit;
 
+import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.jar.JarFile;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -152,14 +155,28 @@ class ModuleBoundariesTests {
 	private static JavaClasses classesOfModulesHolding(Class<?>... types) {
 		List<Location> locations = new ArrayList<>();
 		for (Class<?> type : types) {
-			try {
-				locations.add(Location.of(Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI())));
-			}
-			catch (URISyntaxException ex) {
-				throw new IllegalStateException(ex);
-			}
+			locations.add(locationOf(type));
 		}
 		return new ClassFileImporter().importLocations(locations);
+	}
+
+	/**
+	 * The jar (in a reactor build past {@code package}) or the classes directory (a build of one module) that holds
+	 * the type.
+	 */
+	private static Location locationOf(Class<?> type) {
+		try {
+			Path path = Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+			if (Files.isRegularFile(path)) {
+				try (JarFile jar = new JarFile(path.toFile())) {
+					return Location.of(jar);
+				}
+			}
+			return Location.of(path);
+		}
+		catch (URISyntaxException | IOException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 }

@@ -1,8 +1,11 @@
 package dev.ratelimit.gateway;
 
+import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.jar.JarFile;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -19,9 +22,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GatewayModuleBoundariesTests {
 
 	@Test
-	void onlyTheAutoConfigurationUsesBootAutoConfigure() throws URISyntaxException {
-		JavaClasses classes = new ClassFileImporter().importLocations(List.of(Location.of(Path
-			.of(RateLimitGatewayFilterFactory.class.getProtectionDomain().getCodeSource().getLocation().toURI()))));
+	void onlyTheAutoConfigurationUsesBootAutoConfigure() throws URISyntaxException, IOException {
+		// the jar in a reactor build past package, the classes directory in a build of this module alone
+		Path path = Path.of(RateLimitGatewayFilterFactory.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+		Location location;
+		if (Files.isRegularFile(path)) {
+			try (JarFile jar = new JarFile(path.toFile())) {
+				location = Location.of(jar);
+			}
+		}
+		else {
+			location = Location.of(path);
+		}
+		JavaClasses classes = new ClassFileImporter().importLocations(List.of(location));
 		assertThat(classes.contain(RateLimitGatewayAutoConfiguration.class)).isTrue();
 		noClasses().that()
 			.doNotHaveSimpleName(RateLimitGatewayAutoConfiguration.class.getSimpleName())

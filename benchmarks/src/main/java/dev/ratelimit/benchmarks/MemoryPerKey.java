@@ -10,6 +10,7 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.SpringDataRedisConnection;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -54,7 +55,7 @@ public final class MemoryPerKey {
 					.substring("redis_version:".length())
 					.strip();
 				List<Row> rows = new ArrayList<>();
-				RedisRateLimitStore store = new RedisRateLimitStore(factory, "rl", Duration.ofSeconds(30));
+				RedisRateLimitStore store = new RedisRateLimitStore(SpringDataRedisConnection.of(factory), "rl", Duration.ofSeconds(30));
 				for (Algorithm algorithm : Algorithm.values()) {
 					if (algorithm == Algorithm.DISTINCT) {
 						// one value per request: measured per subject at its limit below

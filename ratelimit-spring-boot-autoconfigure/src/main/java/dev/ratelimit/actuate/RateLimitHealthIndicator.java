@@ -6,10 +6,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
-import dev.ratelimit.StoreState;
 import dev.ratelimit.redis.RedisMemory;
 import dev.ratelimit.resilience.StoreNodeStatus;
 import dev.ratelimit.resilience.StoreStatus;
+import dev.ratelimit.store.StoreState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 import org.springframework.boot.health.contributor.Health;

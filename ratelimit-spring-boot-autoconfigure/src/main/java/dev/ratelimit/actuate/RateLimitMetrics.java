@@ -10,11 +10,11 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.StoreState;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.store.StoreState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -2,7 +2,7 @@ package dev.ratelimit.actuate;
 
 import java.util.Map;
 
-import dev.ratelimit.RateLimitStoreException;
+import dev.ratelimit.store.RateLimitStoreException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;

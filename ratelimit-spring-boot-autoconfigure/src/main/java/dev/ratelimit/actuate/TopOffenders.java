@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
 
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.Verdict;
-import dev.ratelimit.key.Subjects;
+import dev.ratelimit.store.Subjects;
 
 /**
  * The subjects denied most often, per rule, over a recent window: a space-saving sketch (Metwally et al.) of at most

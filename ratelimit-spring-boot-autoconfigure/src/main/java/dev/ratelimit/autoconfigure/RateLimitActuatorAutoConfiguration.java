@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Locale;
 
 import dev.ratelimit.ClientIp;
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.actuate.AdaptiveConcurrencyMetrics;
 import dev.ratelimit.actuate.OverrideFieldsAdvisor;
@@ -20,6 +19,7 @@ import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleOverrideRepository;
+import dev.ratelimit.store.RateLimitStore;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -9,10 +9,10 @@ import java.util.Map;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.adaptive.AdaptiveStrategy;
+import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RuleMode;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.RuleWaiting;
-import dev.ratelimit.rule.StoreFailureMode;
 import dev.ratelimit.web.HeaderStyle;
 import org.jspecify.annotations.Nullable;
 

@@ -6,21 +6,22 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimitListener;
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.redis.RedisBatching;
 import dev.ratelimit.redis.RedisMemoryMonitor;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStoreBuilder;
-import dev.ratelimit.redis.RedisRuleOverrideRepository;
+import dev.ratelimit.redis.SpringDataRedisConnection;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.ResilientRateLimiterBuilder;
+import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RedisRuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideSynchronizer;
-import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.store.RateLimitStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.lettuce.core.resource.Delay;
@@ -139,7 +140,7 @@ public final class RateLimitRedisAutoConfiguration {
 			throw new InvalidRateLimitConfigurationException("ratelimit.redis.memory-check-interval",
 					"must not be negative", "Set it to how often to read Redis's memory, e.g. 1m, or 0 for start-up only");
 		}
-		RedisMemoryMonitor monitor = new RedisMemoryMonitor(connectionFactory, interval);
+		RedisMemoryMonitor monitor = new RedisMemoryMonitor(SpringDataRedisConnection.of(connectionFactory), interval);
 		monitor.start();
 		return monitor;
 	}
@@ -180,7 +181,7 @@ public final class RateLimitRedisAutoConfiguration {
 			throw new InvalidRateLimitConfigurationException("ratelimit.redis.timeout", "must be positive",
 					"Set it to how long a rate limit decision may wait for Redis, e.g. 100ms");
 		}
-		RedisRateLimitStoreBuilder builder = new RedisRateLimitStoreBuilder(connectionFactory, properties.getKeyPrefix())
+		RedisRateLimitStoreBuilder builder = new RedisRateLimitStoreBuilder(SpringDataRedisConnection.of(connectionFactory), properties.getKeyPrefix())
 			.timeout(properties.getRedis().getTimeout())
 			.batching(batching(properties.getRedis().getBatch()))
 			// a static master/replica factory does not tell its servers, so it cannot be copied

@@ -6,11 +6,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
 
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
-import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.store.RateLimitStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -4,15 +4,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
-import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreRateLimiter;
-import dev.ratelimit.StoreState;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.lease.Lease;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.store.StoreRateLimiter;
+import dev.ratelimit.store.StoreState;
 import dev.ratelimit.test.MutableClock;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;

@@ -3,9 +3,9 @@ package dev.ratelimit.actuate;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.ratelimit.StoreState;
 import dev.ratelimit.resilience.StoreNodeStatus;
 import dev.ratelimit.resilience.StoreStatus;
+import dev.ratelimit.store.StoreState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 /**

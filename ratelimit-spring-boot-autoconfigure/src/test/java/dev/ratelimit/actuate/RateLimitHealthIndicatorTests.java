@@ -3,7 +3,7 @@ package dev.ratelimit.actuate;
 import java.util.List;
 import java.util.Map;
 
-import dev.ratelimit.StoreState;
+import dev.ratelimit.store.StoreState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
 

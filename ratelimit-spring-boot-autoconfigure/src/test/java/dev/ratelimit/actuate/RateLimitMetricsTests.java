@@ -12,7 +12,7 @@ import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.resilience.ResilientRateLimiter;
-import dev.ratelimit.rule.StoreFailureMode;
+import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.test.MutableClock;
 import dev.ratelimit.test.SwitchableStore;
 import io.micrometer.core.instrument.Meter;

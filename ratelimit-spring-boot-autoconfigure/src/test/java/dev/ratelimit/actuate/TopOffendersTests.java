@@ -10,7 +10,7 @@ import dev.ratelimit.RateLimitListener.Source;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.actuate.TopOffenders.Offender;
-import dev.ratelimit.key.Subjects;
+import dev.ratelimit.store.Subjects;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -4,9 +4,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.TopOffenders;
 import dev.ratelimit.aop.CurrentRequest;
@@ -18,6 +16,8 @@ import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideSynchronizer;
+import dev.ratelimit.store.RateLimitStore;
+import dev.ratelimit.store.StoreRateLimiter;
 import dev.ratelimit.web.ProblemDetailRejectionHandler;
 import dev.ratelimit.web.RateLimitExceptionHandler;
 import dev.ratelimit.web.RateLimitHeadersWriter;

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.local.LocalRateLimitStore;
@@ -12,6 +11,7 @@ import dev.ratelimit.redis.RedisBatching;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.ResilientRateLimiterBuilder;
+import dev.ratelimit.store.StoreRateLimiter;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;

@@ -29,7 +29,7 @@ class RedisMemoryMonitorIntegrationTests {
 	void readsEveryMasterOfACluster() {
 		RedisCluster cluster = RedisClusterExtension.sharedCluster();
 		LettuceConnectionFactory factory = LettuceFactories.cluster(RedisClusterExtension.shared());
-		try (RedisMemoryMonitor monitor = new RedisMemoryMonitor(factory, Duration.ZERO)) {
+		try (RedisMemoryMonitor monitor = new RedisMemoryMonitor(SpringDataRedisConnection.of(factory), Duration.ZERO)) {
 			monitor.check();
 			assertThat(monitor.readings()).extracting(RedisMemory::node)
 				.containsExactlyInAnyOrderElementsOf(
@@ -47,7 +47,7 @@ class RedisMemoryMonitorIntegrationTests {
 				"volatile-ttl")) {
 			LettuceConnectionFactory factory = LettuceFactories.standalone(redis.endpoint());
 			SimpleMeterRegistry registry = new SimpleMeterRegistry();
-			try (RedisMemoryMonitor monitor = new RedisMemoryMonitor(factory, Duration.ZERO)) {
+			try (RedisMemoryMonitor monitor = new RedisMemoryMonitor(SpringDataRedisConnection.of(factory), Duration.ZERO)) {
 				new RedisMemoryMetrics(registry, monitor);
 				monitor.check();
 				RedisMemory memory = monitor.readings().get(0);

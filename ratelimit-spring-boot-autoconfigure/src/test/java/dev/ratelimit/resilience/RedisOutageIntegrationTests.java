@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.function.LongPredicate;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreState;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
+import dev.ratelimit.store.StoreState;
 import dev.ratelimit.test.TcpProxy;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import dev.ratelimit.web.HttpTestApplication;

@@ -6,11 +6,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitRequest;
-import dev.ratelimit.StoreState;
 import dev.ratelimit.actuate.RateLimitMetrics;
 import dev.ratelimit.autoconfigure.RateLimitProperties;
 import dev.ratelimit.autoconfigure.RuleCompiler;
 import dev.ratelimit.key.RequestExpressions;
+import dev.ratelimit.store.StoreState;
 import dev.ratelimit.web.ServletRateLimitRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -8,8 +8,8 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreState;
 import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.store.StoreState;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

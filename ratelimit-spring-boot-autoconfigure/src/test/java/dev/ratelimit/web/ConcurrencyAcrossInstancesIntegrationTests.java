@@ -12,11 +12,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.key.KeyResolvers;
+import dev.ratelimit.lease.Lease;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.SpringDataRedisConnection;
 import dev.ratelimit.test.Race;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.LettuceFactories;
@@ -146,7 +147,7 @@ class ConcurrencyAcrossInstancesIntegrationTests {
 	/** Acquires leases with a store of its own, on Redis's clock, then closes its connection, releasing nothing. */
 	private static List<Lease> acquireAndDie(RateLimitPolicy policy, int count) {
 		LettuceConnectionFactory connection = LettuceFactories.standalone(redis);
-		try (RedisRateLimitStore store = new RedisRateLimitStore(connection, "rl-http", Duration.ofSeconds(2))) {
+		try (RedisRateLimitStore store = new RedisRateLimitStore(SpringDataRedisConnection.of(connection), "rl-http", Duration.ofSeconds(2))) {
 			List<Lease> leases = new ArrayList<>();
 			for (int i = 0; i < count; i++) {
 				Decision decision = store.evaluate(List.of(RateLimitCheck.of(policy, KeyResolvers.GLOBAL))).get(0);

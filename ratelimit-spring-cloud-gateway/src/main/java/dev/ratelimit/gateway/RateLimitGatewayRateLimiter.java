@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import dev.ratelimit.LeaseRelease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.lease.LeaseRelease;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitProblem;
 import dev.ratelimit.web.reactive.ConnectionEventLoop;

@@ -12,11 +12,11 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import dev.ratelimit.RateLimitStore;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.sample.redis.EmbeddedRedis;
+import dev.ratelimit.store.RateLimitStore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;

@@ -8,9 +8,10 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.SpringDataRedisConnection;
+import dev.ratelimit.store.StoreRateLimiter;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -43,7 +44,7 @@ public final class OurConcurrencyContender implements Contender {
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(this.connectionFactory,
+		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(SpringDataRedisConnection.of(this.connectionFactory),
 				this.withRate ? "rl-rate-leases" : "rl-leases", Blocking.TIMEOUT));
 	}
 

@@ -5,14 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.Algorithm;
-import dev.ratelimit.LeaseIds;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreRateLimiter;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.lease.LeaseIds;
 import dev.ratelimit.redis.RedisBatching;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.SpringDataRedisConnection;
+import dev.ratelimit.store.StoreRateLimiter;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -61,7 +62,7 @@ public final class OurContender implements Contender {
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(this.connectionFactory, "rl", Blocking.TIMEOUT,
+		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(SpringDataRedisConnection.of(this.connectionFactory), "rl", Blocking.TIMEOUT,
 				null, LeaseIds.random(), batching));
 	}
 

@@ -4,6 +4,7 @@ import java.util.List;
 
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.SpringDataRedisConnection;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -27,7 +28,7 @@ public final class OurStarterDefault implements Contender {
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		RedisRateLimitStore store = new RedisRateLimitStore(this.connectionFactory, "rs", Blocking.TIMEOUT);
+		RedisRateLimitStore store = new RedisRateLimitStore(SpringDataRedisConnection.of(this.connectionFactory), "rs", Blocking.TIMEOUT);
 		this.limiter = ResilientRateLimiter.builder(store).build();
 	}
 

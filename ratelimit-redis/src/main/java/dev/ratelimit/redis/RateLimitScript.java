@@ -1,0 +1,272 @@
+package dev.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.algorithm.Algorithms;
+import dev.ratelimit.lease.Lease;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A rate limit script: its arguments and its reply. {@code ratelimit.lua} evaluates, peeks at and refunds every
+ * algorithm; {@code gcra.lua} is its fast path for evaluating calls whose checks are all GCRA, with the same arguments
+ * and reply.
+ */
+final class RateLimitScript {
+
+	static final String GENERAL = "META-INF/ratelimit/scripts/ratelimit.lua";
+
+	static final String GCRA = "META-INF/ratelimit/scripts/gcra.lua";
+
+	/** Encoded policy arguments; policies come from configuration and overrides, so this stays small. */
+	private final Map<RateLimitPolicy, byte[][]> policyArguments = new ConcurrentHashMap<>();
+
+	private static final byte[] EMPTY = new byte[0];
+
+	private static final int ARGS_PER_CHECK = 7;
+
+	/** Values per check in a reply: allowed, remaining, resetAfter, retryAfter, nextAfter. */
+	private static final int VALUES_PER_CHECK = 5;
+
+	private static final byte[] ZERO = ascii(0);
+
+	private static final byte[] ONE = ascii(1);
+
+	private final LuaScript script;
+
+	RateLimitScript(String location) {
+		this.script = new LuaScript(location);
+	}
+
+	/**
+	 * The reply of one script call.
+	 * @param allowed whether the request is admitted
+	 * @param nowMicros the script's time
+	 * @param decisions one per check
+	 * @param added per check, whether it is a distinct check whose admission added its value to the window (what a
+	 * refund must take back)
+	 */
+	record Reply(boolean allowed, long nowMicros, List<Decision> decisions, boolean[] added) {
+	}
+
+	/** What a call does, passed as {@code ARGV[2]}. */
+	static final class Mode {
+
+		/** Evaluates the checks, writing what an admitted request consumes. */
+		static final Mode EVALUATE = new Mode(EMPTY);
+
+		/** Answers what {@link #EVALUATE} would, writing nothing. */
+		static final Mode PEEK = new Mode("peek".getBytes(StandardCharsets.US_ASCII));
+
+		private final byte[] argument;
+
+		private Mode(byte[] argument) {
+			this.argument = argument;
+		}
+
+		/** Gives back what a request admitted at {@code admittedAtMicros} consumed, then inspects. */
+		static Mode refund(long admittedAtMicros) {
+			return new Mode(ascii(admittedAtMicros));
+		}
+
+	}
+
+	/**
+	 * Runs the script for some checks.
+	 * @param commands where to run it
+	 * @param keys one key per check
+	 * @param checks the checks
+	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
+	 * @param mode evaluate, peek or refund ({@code gcra.lua} only evaluates)
+	 * @param leaseId the id of the leases that the concurrency checks acquire (or, for a refund, acquired); may be
+	 * {@code ""} when none does
+	 */
+	CompletableFuture<Reply> run(IssuedCommands commands, byte[][] keys,
+			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode, String leaseId) {
+		return run(commands, keys, checkArguments(checks, leaseId), checks, explicitNowMicros, mode, leaseId);
+	}
+
+	/**
+	 * Runs the script for some checks whose arguments are encoded already (by {@link #checkArguments}).
+	 * @param commands where to run it
+	 * @param keys one key per check
+	 * @param checkArguments the checks' arguments
+	 * @param checks the checks
+	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
+	 * @param mode evaluate, peek or refund ({@code gcra.lua} only evaluates)
+	 * @param leaseId the id of the leases that the concurrency checks acquire
+	 */
+	CompletableFuture<Reply> run(IssuedCommands commands, byte[][] keys, byte[][] checkArguments,
+			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode, String leaseId) {
+		byte[][] args = new byte[2 + checkArguments.length][];
+		args[0] = time(explicitNowMicros);
+		args[1] = mode.argument;
+		System.arraycopy(checkArguments, 0, args, 2, checkArguments.length);
+		return this.script.run(commands, keys, args).thenApply((values) -> parse(values, checks, mode, leaseId));
+	}
+
+	/**
+	 * Runs the script for a batch: several requests decided one after the other, in order, in one call at one time,
+	 * each all-or-nothing on its own.
+	 * @param commands where to run it
+	 * @param requests the requests, each evaluating or peeking
+	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
+	 * @return one reply per request
+	 */
+	CompletableFuture<List<Reply>> runBatch(IssuedCommands commands, List<BatchLane.Request> requests,
+			@Nullable Long explicitNowMicros) {
+		int checks = 0;
+		for (BatchLane.Request request : requests) {
+			checks += request.keys().length;
+		}
+		byte[][] keys = new byte[checks][];
+		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks + requests.size()][];
+		args[0] = time(explicitNowMicros);
+		args[1] = EMPTY;
+		int at = 0;
+		for (int q = 0; q < requests.size(); q++) {
+			BatchLane.Request request = requests.get(q);
+			int size = request.keys().length;
+			System.arraycopy(request.keys(), 0, keys, at, size);
+			System.arraycopy(request.checkArguments(), 0, args, 2 + ARGS_PER_CHECK * at, ARGS_PER_CHECK * size);
+			args[2 + ARGS_PER_CHECK * checks + q] = ascii((request.mode() == Mode.PEEK) ? -size : size);
+			at += size;
+		}
+		return this.script.run(commands, keys, args).thenApply((values) -> {
+			List<Reply> replies = new ArrayList<>(requests.size());
+			for (int q = 0; q < requests.size(); q++) {
+				BatchLane.Request request = requests.get(q);
+				@SuppressWarnings("unchecked")
+				List<Object> reply = (List<Object>) values.get(q);
+				replies.add(parse(reply, request.checks(), request.mode(), request.leaseId()));
+			}
+			return replies;
+		});
+	}
+
+	/**
+	 * Encodes the arguments of some checks, {@value #ARGS_PER_CHECK} per check.
+	 * @param checks the checks
+	 * @param leaseId the id of the leases that the concurrency checks acquire (or, for a refund, acquired); may be
+	 * {@code ""} when none does
+	 * @return their arguments
+	 */
+	byte[][] checkArguments(List<RateLimitCheck> checks, String leaseId) {
+		byte[][] args = new byte[ARGS_PER_CHECK * checks.size()][];
+		if (this.policyArguments.size() > 10_000) {
+			// overrides create new policies over time; never let the cache grow without bound
+			this.policyArguments.clear();
+		}
+		for (int i = 0; i < checks.size(); i++) {
+			RateLimitCheck check = checks.get(i);
+			int base = ARGS_PER_CHECK * i;
+			byte[][] constant = this.policyArguments.computeIfAbsent(check.policy(), RateLimitScript::policyArguments);
+			args[base] = constant[0];
+			args[base + 1] = constant[1];
+			args[base + 2] = constant[2];
+			args[base + 3] = thirdArgument(check, leaseId);
+			args[base + 4] = (check.cost() == 1) ? ONE : ascii(check.cost());
+			args[base + 5] = check.shadow() ? ONE : ZERO;
+			args[base + 6] = check.maxWait().isZero() ? ZERO : ascii(check.maxWaitMicros());
+		}
+		return args;
+	}
+
+	private static byte[] time(@Nullable Long explicitNowMicros) {
+		return (explicitNowMicros != null) ? ascii(explicitNowMicros) : EMPTY;
+	}
+
+	/** Loads the script into Redis ({@code SCRIPT LOAD}), so that the next calls need no {@code EVAL} fallback. */
+	CompletableFuture<String> load(IssuedCommands commands) {
+		return this.script.load(commands);
+	}
+
+	private static byte[] thirdArgument(RateLimitCheck check, String leaseId) {
+		RateLimitPolicy policy = check.policy();
+		if (policy.algorithm() == Algorithm.CONCURRENCY) {
+			return leaseId.getBytes(StandardCharsets.UTF_8);
+		}
+		if (policy.algorithm() == Algorithm.DISTINCT) {
+			String value = check.distinctValue();
+			return (value != null) ? value.getBytes(StandardCharsets.US_ASCII) : EMPTY;
+		}
+		return policy.spreadWindows() ? ascii(Algorithms.windowOffset(policy, check.subject())) : ZERO;
+	}
+
+	/**
+	 * Reads the reply: one decision per check; an evaluation that admits the request gives each concurrency check
+	 * the lease it acquired, with the count of slots reclaimed, and each admitting check the delay of a reservation
+	 * (neither of which {@code gcra.lua} replies).
+	 */
+	private static Reply parse(List<Object> values, List<RateLimitCheck> checks, Mode mode, String leaseId) {
+		boolean allowed = number(values, 0) == 1;
+		long now = number(values, 1);
+		int n = checks.size();
+		// after the values of every check and the reclaimed (or added) value of every check; gcra.lua and refunds
+		// reply none
+		int delayAt = 2 + (VALUES_PER_CHECK + 1) * n;
+		long delay = (values.size() > delayAt) ? number(values, delayAt) : 0;
+		List<Decision> decisions = new ArrayList<>(n);
+		boolean[] added = new boolean[n];
+		for (int i = 0; i < n; i++) {
+			RateLimitCheck check = checks.get(i);
+			int base = 2 + VALUES_PER_CHECK * i;
+			Decision decision = Decision.ofMicros(number(values, base) == 1, check.policy().limit(),
+					number(values, base + 1), number(values, base + 2), number(values, base + 3),
+					number(values, base + 4), now);
+			int reclaimedAt = 2 + VALUES_PER_CHECK * n + i;
+			long reclaimed = (values.size() > reclaimedAt) ? number(values, reclaimedAt) : 0;
+			if (check.policy().algorithm() == Algorithm.DISTINCT) {
+				// the same reply field says whether the admission added the value: not a reclaimed slot
+				added[i] = reclaimed > 0;
+				reclaimed = 0;
+			}
+			if (check.acquiresLease() && allowed && decision.allowed() && mode == Mode.EVALUATE) {
+				decision = decision.withLease(new Lease(check.policy(), check.subject(), leaseId, check.cost()),
+						reclaimed);
+			}
+			else if (reclaimed > 0) {
+				decision = decision.withLease(null, reclaimed);
+			}
+			if (delay > 0 && allowed && decision.allowed()) {
+				decision = decision.withDelay(Duration.of(delay, ChronoUnit.MICROS));
+			}
+			decisions.add(decision);
+		}
+		return new Reply(allowed, now, decisions, added);
+	}
+
+	private static long number(List<Object> values, int index) {
+		return (Long) values.get(index);
+	}
+
+	/** Returns the arguments that depend on the policy only: algorithm, and its two numbers. */
+	private static byte[][] policyArguments(RateLimitPolicy policy) {
+		return switch (policy.algorithm()) {
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> new byte[][] { ascii(policy.algorithm().scriptId()),
+					ascii(policy.intervalMicros()), ascii(policy.capacity()) };
+			default -> new byte[][] { ascii(policy.algorithm().scriptId()), ascii(policy.periodMicros()),
+					ascii(policy.limit()) };
+		};
+	}
+
+	private static byte[] ascii(long value) {
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	@Override
+	public String toString() {
+		return this.script.toString();
+	}
+
+}

@@ -1,0 +1,513 @@
+package dev.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import dev.ratelimit.Consumption;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.lease.Lease;
+import dev.ratelimit.lease.LeaseIds;
+import dev.ratelimit.store.RateLimitStore;
+import dev.ratelimit.store.RateLimitStoreException;
+import dev.ratelimit.store.StoreNodes;
+import io.lettuce.core.cluster.SlotHash;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link RateLimitStore} in Redis (standalone, Sentinel or Cluster, as its {@link RedisStoreConnection} connects). All checks of a request are decided by one script call on Redis's own clock.
+ * <p>
+ * In a Redis Cluster the checks are grouped by hash slot and the groups run concurrently, one script call each. When
+ * one group denies, the groups that admitted are refunded (a second script call that gives back exactly what they
+ * consumed) and report their state without the request. Between the two calls other requests may see the
+ * consumption; if a refund fails, the quota stays consumed (the conservative direction). A {@link #peek} runs the
+ * same script in a mode that writes nothing.
+ * <p>
+ * Concurrency checks acquire their leases in the same script call; {@link #release} and {@link #renew} run
+ * {@code lease.lua}, one call for all leases (in a Cluster, one per lease, concurrently).
+ * <p>
+ * A call that is not answered within the timeout (or whose future is cancelled) is given up: it issues no further
+ * command (no {@code EVAL} fallback), and when a command of it that was already sent still runs and consumes, what it
+ * consumed is given back as soon as its reply arrives. Built by {@link RedisRateLimitStoreBuilder}, the store uses
+ * a connection that rejects commands while disconnected instead of queueing them for after the reconnect
+ * (see {@code docs/resilience.md}); on a connection that queues, a given-up call cancels its commands still queued.
+ */
+public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
+
+	private final RedisKeys keys;
+
+	private final Duration commandTimeout;
+
+	private final @Nullable LongSupplier explicitNowMicros;
+
+	private final Supplier<String> leaseIds;
+
+	private final ScriptsInUse scripts = new ScriptsInUse();
+
+	private final SlotGroupedEvaluation slotGrouped = new SlotGroupedEvaluation(this.scripts);
+
+	private final RedisStoreConnection connection;
+
+	/** Whether the connection queues commands while disconnected, so that a given-up call must cancel its own. */
+	private final boolean queuesWhileDisconnected;
+
+	private final RedisBatching batching;
+
+	/** The batching lane of a standalone (or Sentinel) Redis, when batching. */
+	private final @Nullable BatchLane lane;
+
+	/** The batching lanes of a Cluster, by hash slot, when batching. */
+	private final Map<Integer, BatchLane> slotLanes = new ConcurrentHashMap<>();
+
+	/** The masters of a Redis Cluster, or {@code null} for a standalone or Sentinel Redis. */
+	private final @Nullable ClusterNodes nodes;
+
+	/**
+	 * Creates a store on Redis's clock.
+	 * @param connection the connection to Redis, closed with the store
+	 * @param keyPrefix the key prefix
+	 * @param commandTimeout how long to wait for Redis before failing with a {@link RateLimitStoreException}
+	 */
+	public RedisRateLimitStore(RedisStoreConnection connection, String keyPrefix, Duration commandTimeout) {
+		this(connection, keyPrefix, commandTimeout, null);
+	}
+
+	/**
+	 * Creates a store. For tests only: a non-null {@code explicitNowMicros} replaces Redis {@code TIME}.
+	 * @param connection the connection to Redis, closed with the store
+	 * @param keyPrefix the key prefix
+	 * @param commandTimeout how long to wait for Redis before failing with a {@link RateLimitStoreException}
+	 * @param explicitNowMicros the clock to pass to the script, or {@code null} for Redis {@code TIME}
+	 */
+	public RedisRateLimitStore(RedisStoreConnection connection, String keyPrefix, Duration commandTimeout,
+			@Nullable LongSupplier explicitNowMicros) {
+		this(connection, keyPrefix, commandTimeout, explicitNowMicros, LeaseIds.random());
+	}
+
+	/**
+	 * Creates a store. For tests only: a non-null {@code explicitNowMicros} replaces Redis {@code TIME}, and the
+	 * lease ids can be made predictable.
+	 * @param connection the connection to Redis, closed with the store
+	 * @param keyPrefix the key prefix
+	 * @param commandTimeout how long to wait for Redis before failing with a {@link RateLimitStoreException}
+	 * @param explicitNowMicros the clock to pass to the script, or {@code null} for Redis {@code TIME}
+	 * @param leaseIds the lease id generator: ids unique among all stores sharing the Redis
+	 */
+	public RedisRateLimitStore(RedisStoreConnection connection, String keyPrefix, Duration commandTimeout,
+			@Nullable LongSupplier explicitNowMicros, Supplier<String> leaseIds) {
+		this(connection, keyPrefix, commandTimeout, explicitNowMicros, leaseIds, RedisBatching.DEFAULT);
+	}
+
+	/**
+	 * Creates a store. For tests only: a non-null {@code explicitNowMicros} replaces Redis {@code TIME} (requests
+	 * with different times then never share a batch), and the lease ids can be made predictable.
+	 * @param connection the connection to Redis, closed with the store
+	 * @param keyPrefix the key prefix
+	 * @param commandTimeout how long to wait for Redis before failing with a {@link RateLimitStoreException}
+	 * @param explicitNowMicros the clock to pass to the script, or {@code null} for Redis {@code TIME}
+	 * @param leaseIds the lease id generator: ids unique among all stores sharing the Redis
+	 * @param batching how to batch decisions
+	 */
+	public RedisRateLimitStore(RedisStoreConnection connection, String keyPrefix, Duration commandTimeout,
+			@Nullable LongSupplier explicitNowMicros, Supplier<String> leaseIds, RedisBatching batching) {
+		this.connection = Objects.requireNonNull(connection, "connection");
+		this.queuesWhileDisconnected = !connection.rejectsCommandsWhileDisconnected();
+		this.leaseIds = Objects.requireNonNull(leaseIds, "leaseIds");
+		this.keys = new RedisKeys(keyPrefix);
+		this.commandTimeout = Objects.requireNonNull(commandTimeout, "commandTimeout");
+		this.explicitNowMicros = explicitNowMicros;
+		this.batching = Objects.requireNonNull(batching, "batching");
+		this.lane = (batching.enabled() && !connection.isCluster()) ? newLane() : null;
+		this.nodes = connection.isCluster()
+				? new ClusterNodes(this.connection::partitions, (check) -> key(check.policy(), check.subject())) : null;
+	}
+
+	private BatchLane newLane() {
+		return new BatchLane(this.scripts, this::call, this.batching);
+	}
+
+	@Override
+	public List<Decision> evaluate(List<RateLimitCheck> checks) {
+		return await(evaluateAsync(checks));
+	}
+
+	@Override
+	public List<Decision> peek(List<RateLimitCheck> checks) {
+		return await(peekAsync(checks));
+	}
+
+	/**
+	 * Evaluates the checks without blocking. Calls made one after another from one thread reach Redis in order.
+	 * @param checks the checks, with distinct (policy name, subject) pairs
+	 * @return one decision per check
+	 */
+	@Override
+	public CompletableFuture<List<Decision>> evaluateAsync(List<RateLimitCheck> checks) {
+		return decideAsync(checks, RateLimitScript.Mode.EVALUATE);
+	}
+
+	/**
+	 * Peeks at the checks without blocking: the decisions {@link #evaluateAsync} would give, writing nothing. Calls
+	 * made one after another from one thread reach Redis in order.
+	 * @param checks the checks, with distinct (policy name, subject) pairs
+	 * @return one decision per check
+	 */
+	@Override
+	public CompletableFuture<List<Decision>> peekAsync(List<RateLimitCheck> checks) {
+		return decideAsync(checks, RateLimitScript.Mode.PEEK);
+	}
+
+	private CompletableFuture<List<Decision>> decideAsync(List<RateLimitCheck> checks, RateLimitScript.Mode mode) {
+		if (checks.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		IssuedCommands call = call();
+		Long now = now();
+		byte[][] keyBytes = keys(checks, (check) -> key(check.policy(), check.subject()));
+		boolean acquires = checks.stream().anyMatch(RateLimitCheck::acquiresLease);
+		String leaseId = (mode == RateLimitScript.Mode.EVALUATE && acquires) ? this.leaseIds.get() : "";
+		if (checks.size() > 1 && this.connection.isCluster()
+				&& (!this.batching.enabled() || !oneSlot(keyBytes))) {
+			return call.abandonWhenCancelled(this.slotGrouped.decide(call, keyBytes, checks, now, mode, leaseId));
+		}
+		RateLimitScript script = this.scripts.forChecks(checks, mode);
+		BatchLane lane = laneFor(keyBytes[0]);
+		CompletableFuture<RateLimitScript.Reply> reply;
+		if (lane != null) {
+			BatchLane.Request request = new BatchLane.Request(call, keyBytes, script.checkArguments(checks, leaseId),
+					checks, mode, leaseId, now, script == this.scripts.gcra(), new CompletableFuture<>());
+			lane.submit(request);
+			reply = request.reply();
+		}
+		else {
+			reply = script.run(call, keyBytes, checks, now, mode, leaseId);
+		}
+		if (mode == RateLimitScript.Mode.EVALUATE) {
+			// given up but run after all: give back what it consumed, since the request was decided without it
+			call.compensable(reply, (admitted) -> admitted.allowed() ? this.scripts.refund(call.compensations(),
+					keyBytes, checks, admitted, now, leaseId) : CompletableFuture.completedFuture(admitted));
+		}
+		return call.abandonWhenCancelled(reply.thenApply(RateLimitScript.Reply::decisions));
+	}
+
+	/** Returns the lane of a request whose keys share one slot, or {@code null} when not batching. */
+	private @Nullable BatchLane laneFor(byte[] key) {
+		if (!this.batching.enabled()) {
+			return null;
+		}
+		return (this.lane != null) ? this.lane
+				: this.slotLanes.computeIfAbsent(SlotHash.getSlot(key), (slot) -> newLane());
+	}
+
+	private static boolean oneSlot(byte[][] keys) {
+		int slot = SlotHash.getSlot(keys[0]);
+		for (int i = 1; i < keys.length; i++) {
+			if (SlotHash.getSlot(keys[i]) != slot) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Issues commands after the requests already waiting in the batching lane (standalone and Sentinel), so that
+	 * calls made one after another from one thread reach Redis in order; in a Cluster, or without batching, at once.
+	 */
+	private <T> CompletableFuture<T> inOrder(Supplier<CompletableFuture<T>> issue) {
+		if (this.lane == null) {
+			return issue.get();
+		}
+		CompletableFuture<T> result = new CompletableFuture<>();
+		this.lane.submit(() -> {
+			CompletableFuture<T> issued;
+			try {
+				issued = issue.get();
+			}
+			catch (RuntimeException ex) {
+				result.completeExceptionally(ex);
+				return;
+			}
+			issued.whenComplete((value, ex) -> {
+				if (ex != null) {
+					result.completeExceptionally(ex);
+				}
+				else {
+					result.complete(value);
+				}
+			});
+		});
+		return result;
+	}
+
+	/**
+	 * Returns the number of script calls that carried decisions, and the number of decisions they carried, through
+	 * the batching lanes (0 and 0 when not batching): their ratio is the average batch size.
+	 */
+	long[] batchStatistics() {
+		long calls = (this.lane != null) ? this.lane.calls() : 0;
+		long requests = (this.lane != null) ? this.lane.requests() : 0;
+		for (BatchLane slotLane : this.slotLanes.values()) {
+			calls += slotLane.calls();
+			requests += slotLane.requests();
+		}
+		return new long[] { calls, requests };
+	}
+
+	private static <T> byte[][] keys(List<T> items, Function<T, String> key) {
+		byte[][] keys = new byte[items.size()][];
+		for (int i = 0; i < items.size(); i++) {
+			keys[i] = key.apply(items.get(i)).getBytes(StandardCharsets.UTF_8);
+		}
+		return keys;
+	}
+
+	private @Nullable Long now() {
+		return (this.explicitNowMicros != null) ? this.explicitNowMicros.getAsLong() : null;
+	}
+
+	@Override
+	public List<Boolean> release(List<Lease> leases) {
+		return await(releaseAsync(leases));
+	}
+
+	@Override
+	public List<Decision> refund(List<Consumption> consumptions) {
+		return await(refundAsync(consumptions));
+	}
+
+	/**
+	 * Refunds without blocking; see {@link #refund}. {@code ratelimit.lua} gives back what was consumed at one time,
+	 * so consumptions are grouped by when they were counted (one time for all checks of a request decided in one
+	 * call) and, in a Cluster, by hash slot: one script call per group, concurrently.
+	 * @param consumptions what admitted checks consumed
+	 * @return for each consumption, its check's state after the refund
+	 */
+	@Override
+	public CompletableFuture<List<Decision>> refundAsync(List<Consumption> consumptions) {
+		if (consumptions.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keyBytes = keys(consumptions, (consumption) -> key(consumption.policy(), consumption.subject()));
+		boolean cluster = this.connection.isCluster();
+		Map<String, List<Integer>> groups = new LinkedHashMap<>();
+		for (int i = 0; i < consumptions.size(); i++) {
+			String group = consumptions.get(i).atMicros() + (cluster ? ":" + SlotHash.getSlot(keyBytes[i]) : "");
+			groups.computeIfAbsent(group, (ignored) -> new ArrayList<>()).add(i);
+		}
+		Decision[] decisions = new Decision[consumptions.size()];
+		return commands.abandonWhenCancelled(inOrder(() -> refund(commands, consumptions, keyBytes, groups, now,
+				decisions)));
+	}
+
+	private CompletableFuture<List<Decision>> refund(IssuedCommands commands, List<Consumption> consumptions,
+			byte[][] keyBytes, Map<String, List<Integer>> groups, @Nullable Long now, Decision[] decisions) {
+		List<CompletableFuture<?>> calls = new ArrayList<>(groups.size());
+		for (List<Integer> indexes : groups.values()) {
+			byte[][] groupKeys = new byte[indexes.size()][];
+			List<RateLimitCheck> checks = new ArrayList<>(indexes.size());
+			for (int j = 0; j < indexes.size(); j++) {
+				groupKeys[j] = keyBytes[indexes.get(j)];
+				checks.add(consumptions.get(indexes.get(j)).check());
+			}
+			RateLimitScript.Mode mode = RateLimitScript.Mode.refund(consumptions.get(indexes.get(0)).atMicros());
+			calls.add(this.scripts.general().run(commands, groupKeys, checks, now, mode, "").thenAccept((reply) -> {
+				for (int j = 0; j < indexes.size(); j++) {
+					decisions[indexes.get(j)] = reply.decisions().get(j);
+				}
+			}));
+		}
+		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+			.thenApply((done) -> Arrays.asList(decisions));
+	}
+
+	@Override
+	public List<Boolean> renew(List<Lease> leases) {
+		return await(renewAsync(leases));
+	}
+
+	/**
+	 * Releases leases without blocking; see {@link #release}.
+	 * @param leases the leases
+	 * @return for each lease, whether it was held until this call
+	 */
+	@Override
+	public CompletableFuture<List<Boolean>> releaseAsync(List<Lease> leases) {
+		return changeLeases(leases, LeaseScript.Operation.RELEASE);
+	}
+
+	/**
+	 * Renews leases without blocking; see {@link #renew}.
+	 * @param leases the leases
+	 * @return for each lease, whether it is held and renewed
+	 */
+	@Override
+	public CompletableFuture<List<Boolean>> renewAsync(List<Lease> leases) {
+		return changeLeases(leases, LeaseScript.Operation.RENEW);
+	}
+
+	private CompletableFuture<List<Boolean>> changeLeases(List<Lease> leases, LeaseScript.Operation operation) {
+		if (leases.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keyBytes = keys(leases, (lease) -> key(lease.policy(), lease.subject()));
+		if (leases.size() == 1 || !this.connection.isCluster()) {
+			return commands.abandonWhenCancelled(
+					inOrder(() -> this.scripts.leases().run(commands, keyBytes, leases, now, operation)));
+		}
+		// each lease is one key, so one call each (no two leases need to change together)
+		List<CompletableFuture<List<Boolean>>> calls = new ArrayList<>(leases.size());
+		for (int i = 0; i < leases.size(); i++) {
+			calls.add(this.scripts.leases().run(commands, new byte[][] { keyBytes[i] }, List.of(leases.get(i)), now,
+					operation));
+		}
+		return commands.abandonWhenCancelled(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+			.thenApply((done) -> calls.stream().map((call) -> call.join().get(0)).toList()));
+	}
+
+	@Override
+	public void cancel(List<RateLimitCheck> checks) {
+		await(cancelAsync(checks));
+	}
+
+	/**
+	 * Cancels a reservation without blocking; see {@link #cancel}. The checks of reservable algorithms give their
+	 * cost back in one call ({@code ratelimit.lua}'s refund, which for these algorithms needs no admission time); in
+	 * a Cluster, one call per check, concurrently.
+	 * @param checks the request's checks, with the costs they were admitted with
+	 * @return done when every cost is given back
+	 */
+	@Override
+	public CompletableFuture<Void> cancelAsync(List<RateLimitCheck> checks) {
+		List<RateLimitCheck> reserved = checks.stream()
+			.filter((check) -> check.cost() > 0 && check.policy().algorithm().supportsReservations())
+			.toList();
+		if (reserved.isEmpty()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keyBytes = keys(reserved, (check) -> key(check.policy(), check.subject()));
+		RateLimitScript.Mode refund = RateLimitScript.Mode.refund(0);
+		if (reserved.size() == 1 || !this.connection.isCluster()) {
+			return commands.abandonWhenCancelled(inOrder(() -> this.scripts.general()
+				.run(commands, keyBytes, reserved, now, refund, "")
+				.thenApply((reply) -> null)));
+		}
+		List<CompletableFuture<RateLimitScript.Reply>> calls = new ArrayList<>(reserved.size());
+		for (int i = 0; i < reserved.size(); i++) {
+			calls.add(this.scripts.general().run(commands, new byte[][] { keyBytes[i] }, List.of(reserved.get(i)), now,
+					refund, ""));
+		}
+		return commands.abandonWhenCancelled(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)));
+	}
+
+	/**
+	 * Loads the scripts into Redis now. Calls made before would fall back to {@code EVAL} on {@code NOSCRIPT}, which
+	 * is always correct but, for calls pipelined from one thread, can reorder them; in a Cluster this loads them on
+	 * the node that the connection picks, others load on first use.
+	 */
+	public void loadScripts() {
+		IssuedCommands commands = call();
+		await(commands.abandonWhenCancelled(CompletableFuture.allOf(this.scripts.general().load(commands),
+				this.scripts.gcra().load(commands), this.scripts.leases().load(commands))));
+	}
+
+	@Override
+	public void reset(RateLimitPolicy policy, String subject) {
+		String key = this.keys.key(policy.name(), subject);
+		// a distinct check above the exact limit keeps its window start beside its HyperLogLog (same slot)
+		IssuedCommands commands = call();
+		await(commands.abandonWhenCancelled(inOrder(() -> commands.issue((redis) -> redis
+			.del(key.getBytes(StandardCharsets.UTF_8), (key + ":w").getBytes(StandardCharsets.UTF_8))))));
+	}
+
+	/**
+	 * Returns the command timeout: the bound of the blocking forms, and the timeout the limiters apply to the
+	 * non-blocking ones (whose futures do not time out by themselves).
+	 */
+	@Override
+	public Duration timeout() {
+		return this.commandTimeout;
+	}
+
+	/**
+	 * Returns the masters of a Redis Cluster, whose failures a limiter isolates from each other; {@code null} for a
+	 * standalone or Sentinel Redis.
+	 */
+	@Override
+	public @Nullable StoreNodes nodes() {
+		return this.nodes;
+	}
+
+	/** Returns the key under which a subject's state of a policy is stored. */
+	public String key(RateLimitPolicy policy, String subject) {
+		return this.keys.key(policy.name(), subject);
+	}
+
+	/**
+	 * Returns whether the store's connection rejects commands while disconnected (its own connection factory, or the
+	 * application's when that one does), rather than queueing them for after the reconnect.
+	 */
+	public boolean rejectsWhileDisconnected() {
+		return !this.queuesWhileDisconnected;
+	}
+
+	/** Returns the commands of one call on the held connection. */
+	private IssuedCommands call() {
+		return new IssuedCommands(this.connection.commands(), this.queuesWhileDisconnected);
+	}
+
+	/** Closes the store's connection (a Spring Data factory's shared connection is given back, not closed). */
+	@Override
+	public void close() {
+		this.connection.close();
+	}
+
+	private <T> T await(CompletableFuture<T> future) {
+		try {
+			return future.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			// abandons the call (see IssuedCommands): no more commands, and what it consumed is given back
+			if (!future.cancel(true) && future.isDone() && !future.isCompletedExceptionally()) {
+				return future.join(); // the answer came as the wait ended: use it rather than abandon it
+			}
+			throw new RateLimitStoreException("Redis did not answer within " + this.commandTimeout, ex);
+		}
+		catch (ExecutionException ex) {
+			if (RedisOutOfMemoryException.isOutOfMemory(ex.getCause())) {
+				throw new RedisOutOfMemoryException(ex.getCause());
+			}
+			throw new RateLimitStoreException("Redis failed: " + ex.getCause().getMessage(), ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			future.cancel(true);
+			Thread.currentThread().interrupt();
+			throw new RateLimitStoreException("Interrupted while waiting for Redis", ex);
+		}
+	}
+
+}

@@ -1,0 +1,169 @@
+package dev.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.lease.LeaseIds;
+import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.test.MutableClock;
+import dev.ratelimit.test.redis.LettuceFactories;
+import dev.ratelimit.test.redis.RedisEndpoint;
+import dev.ratelimit.test.redis.RedisStandaloneTest;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Binds the scripts' batch entry to the Java reference: random batches (1 to 40 requests of one to three checks of
+ * every algorithm, evaluations and peeks, shadows and reservations, few subjects so that the requests of a batch share
+ * keys) run in one script call each at one time must decide exactly what the reference decides applying the same
+ * requests one after the other in batch order. All-GCRA batches run {@code gcra.lua}'s batch entry. A second test
+ * drives the store's natural batching (one lane, so that requests pile up behind the call in flight) and checks that
+ * batches of several requests did form.
+ * <p>
+ * Batches per test: system property {@code ratelimit.differential.operations} / 20 (default 5,000).
+ */
+@RedisStandaloneTest
+class LuaBatchDifferentialIntegrationTests {
+
+	private static final int BATCHES = Integer.getInteger("ratelimit.differential.operations", 100_000) / 20;
+
+	private static LettuceConnectionFactory factory;
+
+	private static RedisClient client;
+
+	private static StatefulRedisConnection<byte[], byte[]> connection;
+
+	@BeforeAll
+	static void connect(RedisEndpoint endpoint) {
+		factory = LettuceFactories.standalone(endpoint);
+		client = RedisClient.create(endpoint.uri());
+		connection = client.connect(ByteArrayCodec.INSTANCE);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connection.close();
+		client.shutdown();
+		factory.destroy();
+	}
+
+	@Test
+	void batchesOfEveryAlgorithmMatchReferenceAppliedInBatchOrder() {
+		long seed = LuaDifferentialIntegrationTests.seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = everyAlgorithm(random, "b");
+		policies.addAll(everyAlgorithm(random, "c"));
+		runBatches(random, seed, "batch-" + Long.toHexString(seed), policies);
+	}
+
+	@Test
+	void gcraBatchesMatchReferenceAppliedInBatchOrder() {
+		long seed = LuaDifferentialIntegrationTests.seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			policies.add(LuaDifferentialIntegrationTests.randomPolicy(random, Algorithm.GCRA, "g" + i));
+		}
+		runBatches(random, seed, "bgcra-" + Long.toHexString(seed), policies);
+	}
+
+	@Test
+	void naturalBatchesOfTheStoreMatchReference() {
+		long seed = LuaDifferentialIntegrationTests.seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = everyAlgorithm(random, "n");
+		MutableClock clock = MutableClock.atRealisticEpoch();
+		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
+		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
+		RedisRateLimitStore lua = new RedisRateLimitStore(SpringDataRedisConnection.of(factory), "nat-" + Long.toHexString(seed),
+				Duration.ofSeconds(30), clock::micros, new LeaseIds("d"), new RedisBatching(true, 1, 16, 40));
+		lua.loadScripts();
+		for (int round = 0; round < BATCHES / 10; round++) {
+			List<String> described = new ArrayList<>();
+			List<List<Decision>> expected = new ArrayList<>();
+			List<CompletableFuture<List<Decision>>> actual = new ArrayList<>();
+			// groups at one time each, pipelined: all but the first of each wait behind the call in flight
+			for (int group = 0; group < 5; group++) {
+				clock.advanceMicros(Math.abs(LuaDifferentialIntegrationTests.randomStep(random)));
+				for (int i = 1 + random.nextInt(30); i > 0; i--) {
+					List<RateLimitCheck> request = LuaDifferentialIntegrationTests.randomWaitingRequest(random, policies);
+					boolean peek = random.nextInt(100) < 15;
+					described.add("seed " + seed + ", round " + round + " at " + clock.micros() + " µs"
+							+ (peek ? ", peek: " : ": ") + request);
+					expected.add(peek ? reference.peek(request) : reference.evaluate(request));
+					actual.add(peek ? lua.peekAsync(request) : lua.evaluateAsync(request));
+				}
+			}
+			for (int i = 0; i < actual.size(); i++) {
+				assertThat(actual.get(i).join()).as(described.get(i)).isEqualTo(expected.get(i));
+			}
+		}
+		long[] statistics = lua.batchStatistics();
+		assertThat(statistics[1]).as("requests carried by %d calls", statistics[0]).isGreaterThan(statistics[0]);
+	}
+
+	private static void runBatches(SplittableRandom random, long seed, String prefix, List<RateLimitPolicy> policies) {
+		MutableClock clock = MutableClock.atRealisticEpoch();
+		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
+		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
+		Batches batches = new Batches(new IssuedCommands(connection.async(), false),
+				new RedisRateLimitStore(SpringDataRedisConnection.of(factory), prefix, Duration.ofSeconds(30)), new LeaseIds("d"));
+		int largest = 0;
+		int sharedKeys = 0;
+		for (int b = 0; b < BATCHES; b++) {
+			clock.advanceMicros(Math.abs(LuaDifferentialIntegrationTests.randomStep(random)));
+			int size = (random.nextInt(4) == 0) ? 1 + random.nextInt(40) : 1 + random.nextInt(6);
+			List<List<RateLimitCheck>> requests = new ArrayList<>();
+			List<Boolean> peeks = new ArrayList<>();
+			List<List<Decision>> expected = new ArrayList<>();
+			Set<String> seenKeys = new HashSet<>();
+			for (int q = 0; q < size; q++) {
+				List<RateLimitCheck> request = LuaDifferentialIntegrationTests.randomWaitingRequest(random, policies);
+				boolean peek = random.nextInt(100) < 15;
+				for (RateLimitCheck check : request) {
+					sharedKeys += seenKeys.add(check.policy().name() + ":" + check.subject()) ? 0 : 1;
+				}
+				requests.add(request);
+				peeks.add(peek);
+				expected.add(peek ? reference.peek(request) : reference.evaluate(request));
+			}
+			largest = Math.max(largest, size);
+			List<RateLimitScript.Reply> replies = batches.run(requests, peeks, clock.micros());
+			for (int q = 0; q < size; q++) {
+				assertThat(replies.get(q).decisions())
+					.as("seed %d, batch %d of %d at %d µs, request %d%s: %s", seed, b, size, clock.micros(), q,
+							peeks.get(q) ? " (peek)" : "", requests.get(q))
+					.isEqualTo(expected.get(q));
+				assertThat(replies.get(q).nowMicros()).as("one time per call").isEqualTo(clock.micros());
+			}
+		}
+		assertThat(largest).isGreaterThan(30);
+		assertThat(sharedKeys).as("requests sharing keys inside a batch").isGreaterThan(BATCHES);
+	}
+
+	private static List<RateLimitPolicy> everyAlgorithm(SplittableRandom random, String prefix) {
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			policies.add(LuaDifferentialIntegrationTests.randomPolicy(random, algorithm, prefix + algorithm.scriptId()));
+		}
+		return policies;
+	}
+
+}

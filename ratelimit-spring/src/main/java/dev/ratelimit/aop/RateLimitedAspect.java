@@ -1,0 +1,301 @@
+package dev.ratelimit.aop;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ratelimit.AdmissionListener;
+import dev.ratelimit.Completion;
+import dev.ratelimit.Completion.Outcome;
+import dev.ratelimit.DenialStatus;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimitListener.ResolutionPart;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitRequest;
+import dev.ratelimit.RateLimited;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.adaptive.AdaptiveAdmission;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.adaptive.AdaptiveLimitExceededException;
+import dev.ratelimit.key.KeyResolvers;
+import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.rule.CostResolver;
+import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RuleMode;
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.Order;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Applies {@link RateLimited} annotations: a place under each {@code adaptive-concurrency} rule an annotation names
+ * first (a full one throws {@link AdaptiveLimitExceededException} before any rate is consumed, and the places are
+ * given back when the call ends), then all other annotations of a call in one {@link RateLimiter} call; a denial
+ * throws {@link RateLimitExceededException}; inside a web request (as its {@link CurrentRequest} finds it) the
+ * verdict is merged with the filter's and the headers are written. An admitted call is announced to the
+ * {@link AdmissionListener} with a {@link Completion} that ends when the method returns or throws, or when the
+ * {@link java.util.concurrent.CompletionStage} it returned completes.
+ * <p>
+ * A method that returns a {@code Mono} or a {@code Flux} (with Reactor on the class path) is limited on each
+ * subscription to what it returned, without blocking: a denial is an error signal, and the call ends when the
+ * publisher terminates or is cancelled; its request is the one its {@link ReactiveCurrentRequest} finds in the Reactor
+ * context.
+ */
+@Aspect
+@Order(0)
+public class RateLimitedAspect {
+
+	private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
+
+	private final RateLimiter limiter;
+
+	private final RateLimitRules rules;
+
+	private final BeanFactoryResolver beanResolver;
+
+	private final CurrentRequest currentRequest;
+
+	private final AdmissionListener admissionListener;
+
+	private final AdaptiveConcurrencyLimits adaptiveLimits;
+
+	private static final Verdict NO_RATES = new Verdict(List.of(), List.of());
+
+	private final Map<MethodClassKey, AnnotatedLimits> compiled = new ConcurrentHashMap<>();
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			RateLimitedAspect.class.getClassLoader());
+
+	/** Limits the calls that return a {@code Mono} or a {@code Flux}; {@code null} without Reactor. */
+	private final @Nullable ReactiveCalls reactive;
+
+	/**
+	 * @param limiter the limiter
+	 * @param rules the configured rules, for annotations that name one
+	 * @param beanFactory resolves {@code @beanName} in expressions
+	 * @param currentRequest finds the web request of a call and records the call's verdict in it
+	 */
+	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
+			CurrentRequest currentRequest) {
+		this(limiter, rules, beanFactory, currentRequest, AdmissionListener.NONE);
+	}
+
+	/**
+	 * @param limiter the limiter
+	 * @param rules the configured rules, for annotations that name one
+	 * @param beanFactory resolves {@code @beanName} in expressions
+	 * @param currentRequest finds the web request of a call and records the call's verdict in it
+	 * @param admissionListener told of every admitted call, with the completion that ends with it
+	 */
+	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
+			CurrentRequest currentRequest, AdmissionListener admissionListener) {
+		this(limiter, rules, beanFactory, currentRequest, admissionListener, AdaptiveConcurrencyLimits.none());
+	}
+
+	/**
+	 * @param limiter the limiter
+	 * @param rules the configured rules, for annotations that name one
+	 * @param beanFactory resolves {@code @beanName} in expressions
+	 * @param currentRequest finds the web request of a call and records the call's verdict in it
+	 * @param admissionListener told of every admitted call, with the completion that ends with it
+	 * @param adaptiveLimits the adaptive concurrency limits, for annotations that name an adaptive rule
+	 */
+	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
+			CurrentRequest currentRequest, AdmissionListener admissionListener,
+			AdaptiveConcurrencyLimits adaptiveLimits) {
+		this(limiter, rules, beanFactory, currentRequest, null, admissionListener, adaptiveLimits);
+	}
+
+	/**
+	 * @param limiter the limiter
+	 * @param rules the configured rules, for annotations that name one
+	 * @param beanFactory resolves {@code @beanName} in expressions
+	 * @param currentRequest finds the web request of a call and records the call's verdict in it
+	 * @param reactiveCurrentRequest finds the web request of a reactive call in the Reactor context of its
+	 * subscription, or {@code null} when reactive calls never run in one
+	 * @param admissionListener told of every admitted call, with the completion that ends with it
+	 * @param adaptiveLimits the adaptive concurrency limits, for annotations that name an adaptive rule
+	 */
+	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
+			CurrentRequest currentRequest, @Nullable ReactiveCurrentRequest reactiveCurrentRequest,
+			AdmissionListener admissionListener, AdaptiveConcurrencyLimits adaptiveLimits) {
+		this.adaptiveLimits = adaptiveLimits;
+		this.limiter = limiter;
+		this.rules = rules;
+		this.beanResolver = new BeanFactoryResolver(beanFactory);
+		this.currentRequest = currentRequest;
+		this.admissionListener = admissionListener;
+		this.reactive = REACTOR_PRESENT
+				? new ReactiveCalls(limiter, reactiveCurrentRequest, admissionListener, adaptiveLimits) : null;
+	}
+
+	@Around("@within(dev.ratelimit.RateLimited) || @annotation(dev.ratelimit.RateLimited)"
+			+ " || @within(dev.ratelimit.RateLimited.List) || @annotation(dev.ratelimit.RateLimited.List)")
+	public @Nullable Object limit(ProceedingJoinPoint call) throws Throwable {
+		Method method = ((MethodSignature) call.getSignature()).getMethod();
+		Object target = call.getTarget();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+		AnnotatedLimits limits = limitsOf(method, targetClass);
+		if (this.reactive != null && ReactiveCalls.handles(method.getReturnType())) {
+			// the method only assembles its publisher: the limits apply on each subscription
+			return this.reactive.limit(call.proceed(), limits.adaptive(), "call of " + method.getName(),
+					(request) -> checks(call, method, targetClass, limits, request));
+		}
+		AdaptiveAdmission admission = this.adaptiveLimits.admitNamed(limits.adaptive(), "call of " + method.getName());
+		if (admission != null && admission.denial() != null) {
+			// denied before any rate is checked, so it consumes no quota
+			throw new AdaptiveLimitExceededException(admission.denial());
+		}
+		boolean proceeds = false;
+		try {
+			Object result = limitRates(call, method, targetClass, limits, admission);
+			proceeds = true;
+			return result;
+		}
+		finally {
+			if (admission != null && !proceeds) {
+				// denied by a rate (or failed before the call): the places are neither held nor measured; after a call
+				// that threw, the completion released them first (as failed), and only a permit's first release counts
+				admission.release(Outcome.REJECTED);
+			}
+		}
+	}
+
+	private @Nullable Object limitRates(ProceedingJoinPoint call, Method method, Class<?> targetClass,
+			AnnotatedLimits limits, @Nullable AdaptiveAdmission admission) throws Throwable {
+		RateLimitRequest request = this.currentRequest.get();
+		List<RateLimitCheck> checks = checks(call, method, targetClass, limits, request);
+		if (checks.isEmpty()) {
+			// only adaptive rules: no rate to evaluate, nothing to record in the request
+			return proceed(call, admission, NO_RATES, false);
+		}
+		Verdict verdict = this.limiter.evaluate(checks);
+		if (request != null) {
+			this.currentRequest.record(request, verdict);
+		}
+		if (!verdict.allowed()) {
+			LeaseRelease.releaseDenied(this.limiter, verdict);
+			throw new RateLimitExceededException(verdict);
+		}
+		return proceed(call, admission, verdict, this.admissionListener.wants(verdict));
+	}
+
+	/** Makes the checks of a call's rate annotations, for the request it runs in. */
+	private List<RateLimitCheck> checks(ProceedingJoinPoint call, Method method, Class<?> targetClass,
+			AnnotatedLimits limits, @Nullable RateLimitRequest request) {
+		List<RateLimitCheck> checks = new ArrayList<>(limits.limits().size());
+		MethodBasedEvaluationContext context = null;
+		for (AnnotatedLimits.Limit limit : limits.limits()) {
+			if ((limit.key() != null || limit.cost() != null) && context == null) {
+				context = new MethodBasedEvaluationContext(call.getTarget(), specific(method, targetClass),
+						call.getArgs(), PARAMETER_NAMES);
+				context.setBeanResolver(this.beanResolver);
+			}
+			checks.add(check(limit, request, context));
+		}
+		return checks;
+	}
+
+	/** Proceeds with an admitted call, followed to its end when places or a listener need it. */
+	private @Nullable Object proceed(ProceedingJoinPoint call, @Nullable AdaptiveAdmission admission, Verdict verdict,
+			boolean listened) throws Throwable {
+		if (!listened && admission == null) {
+			return call.proceed();
+		}
+		Completion completion = new Completion();
+		if (admission != null) {
+			completion.onEnd(admission::release);
+		}
+		if (listened) {
+			this.admissionListener.onAdmitted(verdict, completion);
+		}
+		return CallCompletion.proceed(call, completion);
+	}
+
+	/**
+	 * Compiles the annotations of a method eagerly, so that invalid ones fail at start-up.
+	 * @param method the method
+	 * @param targetClass the bean class
+	 */
+	public void validate(Method method, Class<?> targetClass) {
+		limitsOf(method, targetClass);
+	}
+
+	private AnnotatedLimits limitsOf(Method method, Class<?> targetClass) {
+		return this.compiled.computeIfAbsent(new MethodClassKey(method, targetClass),
+				(key) -> AnnotatedLimits.compile(specific(method, targetClass), targetClass, this.rules,
+						(name) -> this.adaptiveLimits.get(name).isPresent()));
+	}
+
+	private RateLimitCheck check(AnnotatedLimits.Limit limit, @Nullable RateLimitRequest request,
+			@Nullable MethodBasedEvaluationContext context) {
+		RateLimitRule rule = (limit.rule() != null) ? this.rules.get(limit.rule()).orElse(null) : null;
+		RateLimitPolicy policy = (rule != null && request != null)
+				? rule.policyFor(request, this.rules.resolutionFailures()) : limit.policy();
+		String subject;
+		try {
+			subject = subject(limit, rule, request, context);
+		}
+		catch (RuntimeException ex) {
+			// as for a rule's key: fall back (the caller's IP, or the global quota outside a request) and say so
+			this.rules.resolutionFailures().report(policy.name(), ResolutionPart.KEY, ex);
+			subject = (request != null) ? request.clientIp() : KeyResolvers.GLOBAL;
+		}
+		long cost;
+		try {
+			cost = cost(limit, rule, request, context);
+		}
+		catch (RuntimeException ex) {
+			this.rules.resolutionFailures().report(policy.name(), ResolutionPart.COST, ex);
+			cost = 1;
+		}
+		boolean shadow = limit.shadow() || (rule != null && rule.mode() == RuleMode.SHADOW);
+		return new RateLimitCheck(policy, subject, cost, shadow,
+				(rule != null) ? rule.status() : DenialStatus.TOO_MANY_REQUESTS);
+	}
+
+	private static String subject(AnnotatedLimits.Limit limit, @Nullable RateLimitRule rule,
+			@Nullable RateLimitRequest request, @Nullable MethodBasedEvaluationContext context) {
+		if (limit.key() != null) {
+			Object value = limit.key().getValue(context);
+			return (value != null) ? value.toString() : "";
+		}
+		if (request != null) {
+			String resolved = (rule != null) ? rule.key().resolve(request) : request.clientIp();
+			return (resolved != null) ? resolved : request.clientIp();
+		}
+		return KeyResolvers.GLOBAL;
+	}
+
+	private static long cost(AnnotatedLimits.Limit limit, @Nullable RateLimitRule rule,
+			@Nullable RateLimitRequest request, @Nullable MethodBasedEvaluationContext context) {
+		if (limit.fixedCost() > 0) {
+			return limit.fixedCost();
+		}
+		if (limit.cost() != null) {
+			return CostResolver.costOf(limit.cost().getValue(context));
+		}
+		return (rule != null && request != null) ? rule.cost().resolve(request) : 1;
+	}
+
+	private static Method specific(Method method, Class<?> targetClass) {
+		return ClassUtils.getMostSpecificMethod(method, targetClass);
+	}
+
+}

@@ -1,0 +1,215 @@
+package dev.ratelimit.aop;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+import dev.ratelimit.AdmissionListener;
+import dev.ratelimit.Completion;
+import dev.ratelimit.Completion.Outcome;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimitRequest;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Verdict;
+import dev.ratelimit.adaptive.AdaptiveAdmission;
+import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.adaptive.AdaptiveLimitExceededException;
+import dev.ratelimit.lease.LeaseRelease;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+/**
+ * Applies the {@code @RateLimited} annotations of a method that returns a {@link Mono} or a {@link Flux}: the method
+ * is called as usual (it only assembles its publisher), and the limits are evaluated on each subscription, through
+ * {@link RateLimiter#evaluateAsync} so that no thread waits for the store. A denial is an error signal carrying the
+ * verdict ({@link RateLimitExceededException}, or {@link AdaptiveLimitExceededException} for an adaptive rule) and
+ * the method's publisher is never subscribed; an admitted subscription is followed to its end (complete, error or
+ * cancel) for the {@link AdmissionListener}, which releases concurrency leases and refunds {@code count-when} units.
+ * Only loaded when Reactor is on the class path.
+ */
+final class ReactiveCalls {
+
+	private static final Verdict NO_RATES = new Verdict(List.of(), List.of());
+
+	private final RateLimiter limiter;
+
+	private final ReactiveCurrentRequest currentRequest;
+
+	private final AdmissionListener admissionListener;
+
+	private final AdaptiveConcurrencyLimits adaptiveLimits;
+
+	ReactiveCalls(RateLimiter limiter, @Nullable ReactiveCurrentRequest currentRequest,
+			AdmissionListener admissionListener, AdaptiveConcurrencyLimits adaptiveLimits) {
+		this.limiter = limiter;
+		this.currentRequest = (currentRequest != null) ? currentRequest : ReactiveCurrentRequest.none();
+		this.admissionListener = admissionListener;
+		this.adaptiveLimits = adaptiveLimits;
+	}
+
+	/** Returns whether a method's return type is one that this class limits on subscription. */
+	static boolean handles(Class<?> returnType) {
+		return Mono.class.isAssignableFrom(returnType) || Flux.class.isAssignableFrom(returnType);
+	}
+
+	/**
+	 * Limits the publisher a call returned.
+	 * @param publisher what the method returned (a {@link Mono} or a {@link Flux}; {@code null} is returned as is)
+	 * @param adaptive the adaptive rules the call takes a place under
+	 * @param what names the call in an adaptive denial
+	 * @param checks makes the call's checks for the request it runs in
+	 * @return a publisher of the same type that evaluates the limits on subscription
+	 */
+	@Nullable Object limit(@Nullable Object publisher, List<String> adaptive, String what,
+			Function<@Nullable RateLimitRequest, List<RateLimitCheck>> checks) {
+		if (publisher instanceof Mono<?> mono) {
+			return Mono.deferContextual((context) -> admit(context, adaptive, what, checks)
+				.flatMap((admitted) -> admitted.follow(mono)));
+		}
+		if (publisher instanceof Flux<?> flux) {
+			return Flux.deferContextual((context) -> admit(context, adaptive, what, checks)
+				.flatMapMany((admitted) -> admitted.follow(flux)));
+		}
+		return publisher;
+	}
+
+	private Mono<Admitted> admit(ContextView context, List<String> adaptive, String what,
+			Function<@Nullable RateLimitRequest, List<RateLimitCheck>> checkMaker) {
+		AdaptiveAdmission admission = this.adaptiveLimits.admitNamed(adaptive, what);
+		if (admission != null && admission.denial() != null) {
+			// denied before any rate is checked, so it consumes no quota
+			return Mono.error(new AdaptiveLimitExceededException(admission.denial()));
+		}
+		RateLimitRequest request;
+		List<RateLimitCheck> checks;
+		try {
+			request = this.currentRequest.get(context);
+			checks = checkMaker.apply(request);
+		}
+		catch (RuntimeException ex) {
+			rejected(admission);
+			return Mono.error(ex);
+		}
+		if (request == null) {
+			return evaluate(null, checks, admission);
+		}
+		// what the checks read and takes I/O to know (a principal, a reactive key) is resolved, then they are made again
+		return this.currentRequest.resolve(request)
+			.flatMap((resolved) -> evaluate(resolved, (resolved != request) ? checkMaker.apply(resolved) : checks,
+					admission))
+			.doOnError((ex) -> rejected(admission));
+	}
+
+	private Mono<Admitted> evaluate(@Nullable RateLimitRequest request, List<RateLimitCheck> checks,
+			@Nullable AdaptiveAdmission admission) {
+		if (checks.isEmpty()) {
+			// only adaptive rules: no rate to evaluate, nothing to record in the request
+			return Mono.just(admitted(admission, NO_RATES));
+		}
+		CompletableFuture<Verdict> evaluation;
+		try {
+			evaluation = this.limiter.evaluateAsync(checks);
+		}
+		catch (RuntimeException ex) {
+			rejected(admission);
+			return Mono.error(ex);
+		}
+		AtomicBoolean delivered = new AtomicBoolean();
+		CompletableFuture<Verdict> continued = (request != null) ? this.currentRequest.continueOn(request, evaluation)
+				: evaluation;
+		return Mono.fromFuture(continued, true).flatMap((verdict) -> {
+			delivered.set(true);
+			return decided(request, verdict, admission);
+		}).doOnError((ex) -> rejected(admission)).doOnCancel(() -> {
+			if (!delivered.get()) {
+				// cancelled while the store decided: what the verdict holds is given back when it arrives
+				evaluation.whenComplete((verdict, failure) -> abandoned(verdict, admission));
+			}
+		});
+	}
+
+	private Mono<Admitted> decided(@Nullable RateLimitRequest request, Verdict verdict,
+			@Nullable AdaptiveAdmission admission) {
+		if (request != null) {
+			this.currentRequest.record(request, verdict);
+		}
+		if (!verdict.allowed()) {
+			LeaseRelease.releaseDeniedAsync(this.limiter, verdict);
+			return Mono.error(new RateLimitExceededException(verdict));
+		}
+		return Mono.just(admitted(admission, verdict));
+	}
+
+	private Admitted admitted(@Nullable AdaptiveAdmission admission, Verdict verdict) {
+		boolean listened = this.admissionListener.wants(verdict);
+		if (!listened && admission == null) {
+			return new Admitted(null);
+		}
+		// ended by a publisher's signal, on whatever thread emits it: its callbacks must not block
+		Completion completion = Completion.nonBlocking();
+		if (admission != null) {
+			completion.onEnd(admission::release);
+		}
+		if (listened) {
+			this.admissionListener.onAdmitted(verdict, completion);
+		}
+		return new Admitted(completion);
+	}
+
+	/** Ends, as aborted, what a verdict that arrived after its subscriber left admitted. */
+	private void abandoned(@Nullable Verdict verdict, @Nullable AdaptiveAdmission admission) {
+		if (verdict == null || !verdict.allowed()) {
+			rejected(admission);
+			if (verdict != null) {
+				LeaseRelease.releaseDeniedAsync(this.limiter, verdict);
+			}
+			return;
+		}
+		Admitted admitted = admitted(admission, verdict);
+		if (admitted.completion() != null) {
+			admitted.completion().end(Outcome.ABORTED);
+		}
+	}
+
+	/** Gives back the places of a call that never proceeded; only a permit's first release counts. */
+	private static void rejected(@Nullable AdaptiveAdmission admission) {
+		if (admission != null) {
+			admission.release(Outcome.REJECTED);
+		}
+	}
+
+	/**
+	 * An admitted subscription, with the completion that ends with it.
+	 *
+	 * @param completion ends when the method's publisher terminates or is cancelled; {@code null} when nothing
+	 * needs to hear of it
+	 */
+	private record Admitted(@Nullable Completion completion) {
+
+		<T> Mono<T> follow(Mono<T> mono) {
+			Completion completion = this.completion;
+			if (completion == null) {
+				return mono;
+			}
+			return mono.doOnSuccess((value) -> completion.end(Outcome.COMPLETED))
+				.doOnError((ex) -> completion.end(CallCompletion.outcomeOf(ex), null, ex))
+				.doOnCancel(() -> completion.end(Outcome.ABORTED));
+		}
+
+		<T> Flux<T> follow(Flux<T> flux) {
+			Completion completion = this.completion;
+			if (completion == null) {
+				return flux;
+			}
+			return flux.doOnComplete(() -> completion.end(Outcome.COMPLETED))
+				.doOnError((ex) -> completion.end(CallCompletion.outcomeOf(ex), null, ex))
+				.doOnCancel(() -> completion.end(Outcome.ABORTED));
+		}
+
+	}
+
+}

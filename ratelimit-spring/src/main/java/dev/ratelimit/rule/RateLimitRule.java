@@ -1,0 +1,297 @@
+package dev.ratelimit.rule;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.DenialStatus;
+import dev.ratelimit.KeyResolver;
+import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitListener.ResolutionPart;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitRequest;
+import dev.ratelimit.resilience.StoreFailureMode;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A rule compiled from configuration: immutable, no parsing left to do per request.
+ *
+ * @param name the rule name
+ * @param match which requests it applies to
+ * @param key whose quota a request uses
+ * @param policy the policy for requests without a known tier
+ * @param tiers the policy per tier name
+ * @param tierKey how to find a request's tier, or {@code null} without tiers
+ * @param cost the cost of a request
+ * @param mode whether it blocks
+ * @param onStoreFailure what to do while the store is unavailable
+ * @param phase where the filter applies it: before or after authentication, never {@link RulePhase#AUTO}
+ * @param status how its denials are answered, 429 or 503
+ * @param distinct the values a {@link dev.ratelimit.Algorithm#DISTINCT distinct} rule counts per subject, else
+ * {@code null}
+ * @param countWhen which outcomes of an admitted request count ({@code count-when}; the others are refunded when it
+ * ends), or {@code null} when every admitted request counts
+ * @param waiting how long its requests may wait for a reserved slot, and how many at once
+ */
+public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
+		@Nullable CountWhen countWhen, RuleWaiting waiting) {
+
+	public RateLimitRule {
+		tiers = Map.copyOf(tiers);
+		Objects.requireNonNull(status, "status");
+		if ((distinct != null) != (policy.algorithm() == Algorithm.DISTINCT)) {
+			throw new IllegalArgumentException("A rule has distinct values exactly when its algorithm is distinct");
+		}
+		if (phase == RulePhase.AUTO) {
+			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
+		}
+	}
+
+	/**
+	 * Starts a rule for code that compiles its rules itself (a test, a {@code RateLimitRules} of its own; rules added
+	 * beside {@code ratelimit.rules} go through a {@code RateLimitRulesCustomizer} instead): every request, keyed by
+	 * the client IP, one unit per request, enforced, the local store while the shared one is unavailable, applied
+	 * before authentication, denials answered with 429, no tiers, no waiting: the defaults of a
+	 * {@code ratelimit.rules.*} entry, except that the phase is not worked out from the key (set {@link Builder#phase}
+	 * for a rule keyed by the user).
+	 * @param name the rule name
+	 * @param policy the policy for requests without a known tier
+	 * @return a builder
+	 */
+	public static Builder builder(String name, RateLimitPolicy policy) {
+		return new Builder(name, policy);
+	}
+
+	/**
+	 * Returns a builder that starts from this rule.
+	 * @return a builder holding every component of this rule
+	 */
+	public Builder toBuilder() {
+		Builder builder = new Builder(this.name, this.policy);
+		builder.match = this.match;
+		builder.key = this.key;
+		builder.tiers = this.tiers;
+		builder.tierKey = this.tierKey;
+		builder.cost = this.cost;
+		builder.mode = this.mode;
+		builder.onStoreFailure = this.onStoreFailure;
+		builder.phase = this.phase;
+		builder.status = this.status;
+		builder.distinct = this.distinct;
+		builder.countWhen = this.countWhen;
+		builder.waiting = this.waiting;
+		return builder;
+	}
+
+	/**
+	 * Returns the check of this rule for a subject, with the rule's {@code max-wait} when the policy can reserve.
+	 * @param policy the policy (the rule's or a tier's)
+	 * @param subject the subject
+	 * @param cost the cost
+	 * @return the check
+	 */
+	public RateLimitCheck check(RateLimitPolicy policy, String subject, long cost) {
+		return new RateLimitCheck(policy, subject, cost, this.mode == RuleMode.SHADOW, this.status, null,
+				policy.algorithm().supportsReservations() ? this.waiting.maxWait() : Duration.ZERO);
+	}
+
+	/**
+	 * Returns the check of this rule for a request, or {@code null} when its key (or the distinct value of a
+	 * distinct rule) resolves to nothing.
+	 * @param request the request
+	 * @param failures told of a key, tier key or cost that cannot be resolved, before this rule falls back
+	 * @return the check
+	 */
+	public @Nullable RateLimitCheck check(RateLimitRequest request, ResolutionFailures failures) {
+		String subject;
+		try {
+			subject = this.key.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			// A key that cannot be resolved (e.g. a failing expression) must not escape the limit: use the IP.
+			failures.report(this.name, ResolutionPart.KEY, ex);
+			subject = request.clientIp();
+		}
+		if (subject == null) {
+			return null;
+		}
+		long units;
+		try {
+			units = this.cost.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			failures.report(this.name, ResolutionPart.COST, ex);
+			units = 1;
+		}
+		boolean shadow = this.mode == RuleMode.SHADOW;
+		if (this.distinct != null) {
+			String value = distinctValue(request, failures);
+			return (value != null)
+					? RateLimitCheck.distinct(policyFor(request, failures), subject, value, shadow, this.status) : null;
+		}
+		return check(policyFor(request, failures), subject, units);
+	}
+
+	private @Nullable String distinctValue(RateLimitRequest request, ResolutionFailures failures) {
+		try {
+			return this.distinct.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			failures.report(this.name, ResolutionPart.DISTINCT, ex);
+			return request.clientIp();
+		}
+	}
+
+	/**
+	 * Returns the policy of the request's tier, or the rule's policy when the tier is missing or unknown.
+	 * @param request the request
+	 * @param failures told of a tier key that cannot be resolved, before this rule uses its own policy
+	 * @return the policy
+	 */
+	public RateLimitPolicy policyFor(RateLimitRequest request, ResolutionFailures failures) {
+		if (this.tierKey == null) {
+			return this.policy;
+		}
+		String tier;
+		try {
+			tier = this.tierKey.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			failures.report(this.name, ResolutionPart.TIER_KEY, ex);
+			tier = null;
+		}
+		RateLimitPolicy tierPolicy = (tier != null) ? this.tiers.get(tier) : null;
+		return (tierPolicy != null) ? tierPolicy : this.policy;
+	}
+
+	/**
+	 * Builds a {@link RateLimitRule}; see {@link RateLimitRule#builder} for the defaults. Not thread-safe.
+	 */
+	public static final class Builder {
+
+		private String name;
+
+		private RateLimitPolicy policy;
+
+		private RequestMatch match = RequestMatch.all();
+
+		private KeyResolver key = RateLimitRequest::clientIp;
+
+		private Map<String, RateLimitPolicy> tiers = Map.of();
+
+		private @Nullable KeyResolver tierKey;
+
+		private CostResolver cost = CostResolver.fixed(1);
+
+		private RuleMode mode = RuleMode.ENFORCE;
+
+		private StoreFailureMode onStoreFailure = StoreFailureMode.LOCAL;
+
+		private RulePhase phase = RulePhase.BEFORE_AUTHENTICATION;
+
+		private DenialStatus status = DenialStatus.TOO_MANY_REQUESTS;
+
+		private @Nullable KeyResolver distinct;
+
+		private @Nullable CountWhen countWhen;
+
+		private RuleWaiting waiting = RuleWaiting.NONE;
+
+		private Builder(String name, RateLimitPolicy policy) {
+			this.name = name;
+			this.policy = policy;
+		}
+
+		/** Sets the policy for requests without a known tier. */
+		public Builder policy(RateLimitPolicy policy) {
+			this.policy = policy;
+			return this;
+		}
+
+		/** Sets which requests the rule applies to (default: all). */
+		public Builder match(RequestMatch match) {
+			this.match = match;
+			return this;
+		}
+
+		/** Sets whose quota a request uses (default: the client IP). */
+		public Builder key(KeyResolver key) {
+			this.key = key;
+			return this;
+		}
+
+		/**
+		 * Sets the policy per tier and how to find a request's tier.
+		 * @param tiers the policy per tier name
+		 * @param tierKey how to find a request's tier, or {@code null} without tiers
+		 * @return this builder
+		 */
+		public Builder tiers(Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey) {
+			this.tiers = tiers;
+			this.tierKey = tierKey;
+			return this;
+		}
+
+		/** Sets the cost of a request (default: 1). */
+		public Builder cost(CostResolver cost) {
+			this.cost = cost;
+			return this;
+		}
+
+		/** Sets whether the rule blocks or only reports (default: enforce). */
+		public Builder mode(RuleMode mode) {
+			this.mode = mode;
+			return this;
+		}
+
+		/** Sets what to do while the shared store is unavailable (default: the local store). */
+		public Builder onStoreFailure(StoreFailureMode onStoreFailure) {
+			this.onStoreFailure = onStoreFailure;
+			return this;
+		}
+
+		/** Sets where the filter applies the rule (default: before authentication; never {@code AUTO}). */
+		public Builder phase(RulePhase phase) {
+			this.phase = phase;
+			return this;
+		}
+
+		/** Sets how denials are answered (default: 429). */
+		public Builder status(DenialStatus status) {
+			this.status = status;
+			return this;
+		}
+
+		/** Sets the values a {@link Algorithm#DISTINCT distinct} rule counts per subject. */
+		public Builder distinct(KeyResolver distinct) {
+			this.distinct = distinct;
+			return this;
+		}
+
+		/** Sets which outcomes of an admitted request count (default: all). */
+		public Builder countWhen(CountWhen countWhen) {
+			this.countWhen = countWhen;
+			return this;
+		}
+
+		/** Sets how long requests may wait for a reserved slot, and how many at once (default: no waiting). */
+		public Builder waiting(RuleWaiting waiting) {
+			this.waiting = waiting;
+			return this;
+		}
+
+		/**
+		 * Returns the rule.
+		 * @throws IllegalArgumentException when the components do not fit together (see the record's constructor)
+		 */
+		public RateLimitRule build() {
+			return new RateLimitRule(this.name, this.match, this.key, this.policy, this.tiers, this.tierKey, this.cost,
+					this.mode, this.onStoreFailure, this.phase, this.status, this.distinct, this.countWhen, this.waiting);
+		}
+
+	}
+
+}

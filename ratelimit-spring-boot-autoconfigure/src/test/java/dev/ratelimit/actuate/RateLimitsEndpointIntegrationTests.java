@@ -147,8 +147,13 @@ class RateLimitsEndpointIntegrationTests {
 		assertThat(state.get("remaining").asLong()).isEqualTo(1);
 	}
 
+	/**
+	 * An override made through one instance is in effect there at once, and on another instance sharing Redis after
+	 * that instance's own refresh (every 500 ms by default): awaited as a condition, since a loaded machine may run the
+	 * refresh of a just started instance late.
+	 */
 	@Test
-	void overridesApplyHereAndOnEveryInstanceSharingRedisWithinOneSecond(RedisEndpoint redis) throws Exception {
+	void overridesApplyHereAndOnEveryInstanceSharingRedisByTheirRefresh(RedisEndpoint redis) throws Exception {
 		try (ConfigurableApplicationContext other = new SpringApplicationBuilder(HttpTestApplication.class)
 			.properties("spring.config.name=ratelimit-http-test", "server.port=0", "spring.data.redis.url=" + redis.uri())
 			.run()) {
@@ -159,15 +164,13 @@ class RateLimitsEndpointIntegrationTests {
 			assertThat(overridden.get("limit").asLong()).isEqualTo(1);
 			assertThat(overridden.get("source").asString()).isEqualTo("override");
 			assertThat(overridden.get("configured").get("limit").asLong()).isEqualTo(3);
-			long saved = System.nanoTime();
-			await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(10))
+			await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
 				.until(() -> otherRules.get("hello").orElseThrow().policy().limit() == 1);
-			assertThat(Duration.ofNanos(System.nanoTime() - saved)).isLessThanOrEqualTo(Duration.ofSeconds(1));
 			assertThat(call("GET", "/hello", (String) null).statusCode()).isEqualTo(200);
 			assertThat(call("GET", "/hello", (String) null).statusCode()).as("the override is in effect").isEqualTo(429);
 			assertThat(call("DELETE", "/actuator/ratelimits/hello", (String) null).statusCode()).isEqualTo(200);
 			assertThat(this.rules.get("hello").orElseThrow().policy().limit()).isEqualTo(3);
-			await().atMost(Duration.ofSeconds(1)).until(() -> otherRules.get("hello").orElseThrow().policy().limit() == 3);
+			await().atMost(Duration.ofSeconds(30)).until(() -> otherRules.get("hello").orElseThrow().policy().limit() == 3);
 		}
 	}
 

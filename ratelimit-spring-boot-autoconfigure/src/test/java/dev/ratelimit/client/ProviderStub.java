@@ -22,6 +22,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class ProviderStub implements AutoCloseable {
 
+	/**
+	 * A request header a test may set: the bounds of the request's reserved slot on this JVM's monotonic clock, the
+	 * earliest and the latest it may be, separated by a space.
+	 */
+	static final String SLOT_HEADER = "X-Slot";
+
 	private final int limit;
 
 	private final long windowNanos;
@@ -33,6 +39,9 @@ final class ProviderStub implements AutoCloseable {
 	private final List<Long> admitted = new ArrayList<>();
 
 	private final List<Long> refusedAt = new ArrayList<>();
+
+	/** The arrival of each counted request and the bounds of the slot it carried in {@link #SLOT_HEADER}, if any. */
+	private final List<long[]> slots = new ArrayList<>();
 
 	private int refusals;
 
@@ -98,6 +107,40 @@ final class ProviderStub implements AutoCloseable {
 		return List.copyOf(this.refusedAt);
 	}
 
+	/**
+	 * Returns the bounds of the slots the counted requests carried in {@link #SLOT_HEADER} (nanoTime), each as the
+	 * earliest and the latest, in arrival order.
+	 */
+	synchronized List<long[]> slots() {
+		return this.slots.stream()
+			.filter((slot) -> slot[1] != Long.MIN_VALUE)
+			.map((slot) -> new long[] { slot[1], slot[2] })
+			.toList();
+	}
+
+	/**
+	 * Returns how late each request counted in the window that ends at {@code end} arrived after the slot it carried
+	 * (nanoseconds; after the earliest its slot may be, so no less late than it was): the requests it admitted in
+	 * that window and one that arrived at {@code end}.
+	 * @param end an arrival (nanoTime), e.g. of a refused request
+	 * @return the arrivals' lateness, in arrival order
+	 * @throws AssertionError when one of them carried no slot
+	 */
+	synchronized List<Long> latenessInWindowEndingAt(long end) {
+		List<Long> lateness = new ArrayList<>();
+		for (long[] slot : this.slots) {
+			boolean counted = slot[0] == end || (this.admitted.contains(slot[0]) && slot[0] <= end
+					&& end - slot[0] < this.windowNanos);
+			if (counted) {
+				if (slot[1] == Long.MIN_VALUE) {
+					throw new AssertionError("a request without " + SLOT_HEADER);
+				}
+				lateness.add(slot[0] - slot[1]);
+			}
+		}
+		return lateness;
+	}
+
 	private void handle(HttpExchange exchange) throws IOException {
 		int status = 200;
 		String retryAfter = null;
@@ -105,6 +148,11 @@ final class ProviderStub implements AutoCloseable {
 			synchronized (this) {
 				long now = System.nanoTime();
 				this.arrivals.add(now);
+				String slot = exchange.getRequestHeaders().getFirst(SLOT_HEADER);
+				String[] bounds = (slot != null) ? slot.split(" ") : null;
+				this.slots.add((bounds != null)
+						? new long[] { now, Long.parseLong(bounds[0]), Long.parseLong(bounds[1]) }
+						: new long[] { now, Long.MIN_VALUE, Long.MIN_VALUE });
 				if (this.refusals > 0) {
 					this.refusals--;
 					status = this.refusalStatus;

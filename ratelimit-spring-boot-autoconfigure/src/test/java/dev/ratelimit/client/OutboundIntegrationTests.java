@@ -15,11 +15,11 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
-import dev.ratelimit.Lease;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
+import dev.ratelimit.lease.Lease;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.test.Race;
 import dev.ratelimit.test.Windows;

@@ -27,21 +27,45 @@ class ReactiveSampleApplicationTests {
 
 	@Test
 	void reactiveEndpointAndGatewayRouteAreLimited() throws Exception {
-		for (int i = 0; i < 5; i++) {
-			assertThat(get("/api/greeting?name=sample").body()).isEqualTo("Hello, sample!");
+		// GCRA 5 per 10 s: a burst of 5, then one every 2 s; exactly 5 unless the machine took 2 s or more to send them
+		// (the first requests of a just started application on a loaded machine may)
+		long start = System.nanoTime();
+		int admitted = 0;
+		HttpResponse<String> denied = null;
+		while (denied == null && admitted < 20) {
+			HttpResponse<String> response = get("/api/greeting?name=sample");
+			if (response.statusCode() == 429) {
+				denied = response;
+			}
+			else {
+				assertThat(response.body()).isEqualTo("Hello, sample!");
+				admitted++;
+			}
 		}
-		HttpResponse<String> denied = get("/api/greeting");
-		assertThat(denied.statusCode()).isEqualTo(429);
+		double elapsed = (System.nanoTime() - start) / 1e9;
+		assertThat(denied).as("a 429 after %d admitted in %.1f s", admitted, elapsed).isNotNull();
+		assertThat(admitted).as("admitted in %.1f s", elapsed).isBetween(5, 5 + (int) (elapsed / 2));
 		assertThat(denied.headers().firstValue("Content-Type")).hasValueSatisfying(
 				(type) -> assertThat(type).startsWith("application/problem+json"));
-		for (int i = 0; i < 3; i++) {
+		// GCRA 3 per 10 s: a burst of 3, then one every 3.3 s
+		start = System.nanoTime();
+		admitted = 0;
+		HttpResponse<String> deniedByRoute = null;
+		while (deniedByRoute == null && admitted < 20) {
 			HttpResponse<String> routed = get("/gateway/hello");
-			assertThat(routed.statusCode()).isEqualTo(200);
-			assertThat(routed.body()).isEqualTo("Hello from behind the gateway!");
-			assertThat(routed.headers().firstValue("RateLimit-Policy")).hasValue("\"gateway-hello\";q=3;w=10");
+			if (routed.statusCode() == 429) {
+				deniedByRoute = routed;
+			}
+			else {
+				assertThat(routed.statusCode()).isEqualTo(200);
+				assertThat(routed.body()).isEqualTo("Hello from behind the gateway!");
+				assertThat(routed.headers().firstValue("RateLimit-Policy")).hasValue("\"gateway-hello\";q=3;w=10");
+				admitted++;
+			}
 		}
-		HttpResponse<String> deniedByRoute = get("/gateway/hello");
-		assertThat(deniedByRoute.statusCode()).isEqualTo(429);
+		elapsed = (System.nanoTime() - start) / 1e9;
+		assertThat(deniedByRoute).as("a 429 after %d admitted in %.1f s", admitted, elapsed).isNotNull();
+		assertThat(admitted).as("admitted in %.1f s", elapsed).isBetween(3, 3 + (int) (elapsed * 3 / 10));
 		assertThat(deniedByRoute.body()).contains("\"violated-policies\":[\"gateway-hello\"]");
 	}
 

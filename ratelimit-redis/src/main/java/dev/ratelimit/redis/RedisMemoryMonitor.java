@@ -32,7 +32,8 @@ import org.jspecify.annotations.Nullable;
 
 
 /**
- * Watches the memory of the Redis that keeps the limits (every master of a Cluster), from {@code INFO memory}: at
+ * Watches the memory of the Redis that keeps the limits (every master of a Cluster that serves slots), from
+ * {@code INFO memory}: at
  * start-up, then every {@code interval}, and at once when a call fails because Redis is out of memory or succeeds
  * again after that. It logs one WARN per node when its {@code maxmemory-policy} may evict the limiter's keys (and
  * again only if the policy changes), one WARN when a node runs out of memory and one INFO when it has room again, so
@@ -156,7 +157,9 @@ public class RedisMemoryMonitor implements RateLimitListener, AutoCloseable {
 			List<RedisMemory> read = new ArrayList<>();
 			String nodes = await(cluster.clusterNodes());
 			for (RedisClusterNode node : ClusterPartitionParser.parse(nodes)) {
-				if (node.is(NodeFlag.UPSTREAM) && !node.is(NodeFlag.FAIL)) {
+				// the masters that serve slots: a master without any (one that rejoined after a failover and is not yet
+				// a replica) holds no limiter keys
+				if (node.is(NodeFlag.UPSTREAM) && !node.is(NodeFlag.FAIL) && !node.getSlots().isEmpty()) {
 					String name = node.getUri().getHost() + ":" + node.getUri().getPort();
 					try {
 						read.add(RedisMemory.of(name, properties(await(cluster.getConnection(node.getNodeId())

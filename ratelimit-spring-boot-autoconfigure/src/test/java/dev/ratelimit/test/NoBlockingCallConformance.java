@@ -60,6 +60,13 @@ public abstract class NoBlockingCallConformance {
 			// one-time read of a local file, not a call of ours (seen on the first call of a reactive @RateLimited
 			// method)
 			.allowBlockingCallsInside("org.springframework.aop.aspectj.AspectJExpressionPointcut", "getShadowMatch")
+			// the store call's timeout (Futures.withTimeout) is scheduled on, and cancelled from, a
+			// ScheduledThreadPoolExecutor, whose queue is a heap behind a lock shared with its timer thread: a few
+			// operations under the lock, no I/O, but a thread that finds the timer thread holding it parks for that
+			// long, which BlockHound reports (seen once, on a heavily loaded machine, cancelling from a Lettuce event
+			// loop). A lock-free timer would remove it; until then the queue's own operations are allowed
+			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "offer")
+			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
 			.blockingMethodCallback((method) -> {
 				String trace = stackTrace();
 				if (!idleWorker(trace)) {

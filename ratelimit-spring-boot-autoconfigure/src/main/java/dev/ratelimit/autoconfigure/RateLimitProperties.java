@@ -58,6 +58,8 @@ public class RateLimitProperties {
 
 	private final Local local = new Local();
 
+	private final Sync sync = new Sync();
+
 	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
 	private final DenyCache denyCache = new DenyCache();
@@ -121,6 +123,10 @@ public class RateLimitProperties {
 
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public Sync getSync() {
+		return this.sync;
 	}
 
 	public Local getLocal() {
@@ -785,6 +791,23 @@ public class RateLimitProperties {
 		private Duration maxWait = Duration.ZERO;
 
 		/**
+		 * How this rule is decided: 'exact', one atomic call to the shared store per request (the default), or
+		 * 'local', from this instance's own view of each key, whose admissions are sent to the shared store in
+		 * batches (gcra, token-bucket, fixed-window and sliding-window-counter; see docs/consistency.md for the error
+		 * bound).
+		 */
+		private SyncMode sync = SyncMode.EXACT;
+
+		/** How often a key's local admissions are sent to the shared store, for 'sync: local'. */
+		private Duration syncInterval = Duration.ofMillis(100);
+
+		/**
+		 * Unsynchronized units of one key at which a flush is sent at once (and a request that would pass them waits
+		 * for it), for 'sync: local'; 10% of the limit, at least 1, when unset.
+		 */
+		private @Nullable Long syncThreshold;
+
+		/**
 		 * Most requests of this rule that may wait for their slot at once in one instance; beyond it, requests are
 		 * answered at once as without max-wait.
 		 */
@@ -930,6 +953,30 @@ public class RateLimitProperties {
 			return this.maxWait;
 		}
 
+		public SyncMode getSync() {
+			return this.sync;
+		}
+
+		public void setSync(SyncMode sync) {
+			this.sync = sync;
+		}
+
+		public Duration getSyncInterval() {
+			return this.syncInterval;
+		}
+
+		public void setSyncInterval(Duration syncInterval) {
+			this.syncInterval = syncInterval;
+		}
+
+		public @Nullable Long getSyncThreshold() {
+			return this.syncThreshold;
+		}
+
+		public void setSyncThreshold(@Nullable Long syncThreshold) {
+			this.syncThreshold = syncThreshold;
+		}
+
 		public void setMaxWait(Duration maxWait) {
 			this.maxWait = maxWait;
 		}
@@ -948,6 +995,34 @@ public class RateLimitProperties {
 	 * What a rule's {@code algorithm} names: a rate {@link Algorithm} (kept by the store), or
 	 * {@link #ADAPTIVE_CONCURRENCY}, which is no rate and never reaches a store.
 	 */
+	public enum SyncMode {
+
+		/** One atomic call to the shared store per request. */
+		EXACT,
+
+		/** From this instance's view of each key, synchronized with the shared store in batches. */
+		LOCAL
+
+	}
+
+	/**
+	 * Local views of the rules in {@code sync: local} mode.
+	 */
+	public static class Sync {
+
+		/** Most keys this instance keeps a local view of; the least recently used is flushed, then dropped. */
+		private long maxKeys = 100_000;
+
+		public long getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(long maxKeys) {
+			this.maxKeys = maxKeys;
+		}
+
+	}
+
 	public enum RuleAlgorithm {
 
 		/** {@link Algorithm#FIXED_WINDOW}. */

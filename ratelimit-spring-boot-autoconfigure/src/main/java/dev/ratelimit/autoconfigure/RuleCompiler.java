@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -37,6 +38,7 @@ import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.RuleWaiting;
+import dev.ratelimit.sync.SyncSettings;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -222,7 +224,52 @@ public final class RuleCompiler {
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
 				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct,
 				countWhen(prefix + ".count-when", rule.getCountWhen()),
-				waiting(prefix, algorithm, rule));
+				waiting(prefix, algorithm, rule), sync(prefix, algorithm, rule, policy));
+	}
+
+	/** The algorithms whose state takes a delta of units admitted elsewhere (Syncable in the reference maths). */
+	private static final Set<Algorithm> SYNCABLE = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
+			Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW_COUNTER);
+
+	private static @Nullable SyncSettings sync(String prefix, Algorithm algorithm, RateLimitProperties.Rule rule,
+			RateLimitPolicy policy) {
+		if (rule.getSync() != RateLimitProperties.SyncMode.LOCAL) {
+			return null;
+		}
+		if (!SYNCABLE.contains(algorithm)) {
+			throw new InvalidRateLimitRuleException(prefix + ".sync", algorithm.configName()
+					+ " cannot decide locally: " + whyNotSyncable(algorithm),
+					"Use sync: exact, or algorithm gcra, token-bucket, fixed-window or sliding-window-counter"
+							+ " (see docs/consistency.md)");
+		}
+		if (!rule.getMaxWait().isZero()) {
+			throw new InvalidRateLimitRuleException(prefix + ".sync",
+					"a rule that waits for a reserved slot (max-wait) needs the exact shared state",
+					"Use sync: exact, or remove max-wait");
+		}
+		Duration interval = rule.getSyncInterval();
+		if (interval == null || interval.isNegative() || interval.isZero()) {
+			throw new InvalidRateLimitRuleException(prefix + ".sync-interval", "must be positive but was " + interval,
+					"Set it to how often local admissions are sent to the shared store, e.g. 100ms");
+		}
+		Long threshold = rule.getSyncThreshold();
+		if (threshold != null && threshold < 1) {
+			throw new InvalidRateLimitRuleException(prefix + ".sync-threshold",
+					"must be at least 1 but was " + threshold,
+					"Set it to the unsynchronized units of one key that send a flush at once, or leave it unset for"
+							+ " 10% of the limit");
+		}
+		return new SyncSettings(interval, (threshold != null) ? threshold : Math.max(1, policy.limit() / 10));
+	}
+
+	private static String whyNotSyncable(Algorithm algorithm) {
+		return switch (algorithm) {
+			case SLIDING_WINDOW_LOG -> "its state is each admission's time, which a count of units sent later lacks";
+			case CONCURRENCY -> "a lease must be known to every instance while it is held, to be released";
+			case DISTINCT -> "a value counts once whichever instance saw it, which counts per instance cannot tell";
+			case LEAKY_BUCKET -> "not supported yet (its state would take a delta as the token bucket's does)";
+			default -> "its state takes no delta";
+		};
 	}
 
 	/**

@@ -79,11 +79,11 @@ public final class RateLimitRedisAutoConfiguration {
 	ResilientRateLimiter rateLimiter(RateLimitStore rateLimitStore, RateLimitRules rules,
 			RateLimitProperties properties, ObjectProvider<Clock> clock, ObjectProvider<RateLimitListener> listeners,
 			ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
-			ObjectProvider<ResilientRateLimiterBuilderCustomizer> customizers, ObjectProvider<LocalSyncStore> localSync) {
+			ObjectProvider<ResilientRateLimiterBuilderCustomizer> customizers, ObjectProvider<LocalSyncViews> localSync) {
 		RateLimitProperties.DenyCache denyCache = properties.getDenyCache();
-		LocalSyncStore syncStore = localSync.getIfAvailable();
+		LocalSyncViews views = localSync.getIfAvailable();
 		ResilientRateLimiterBuilder builder = ResilientRateLimiter
-			.builder((syncStore != null) ? syncStore : rateLimitStore)
+			.builder((views != null) ? views.store() : rateLimitStore)
 			.fallbackStore(new LocalRateLimitStore(properties.getLocal().getMaximumEntries(),
 					clock.getIfAvailable(Clock::systemUTC)))
 			.failureModes((name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL))
@@ -101,10 +101,10 @@ public final class RateLimitRedisAutoConfiguration {
 	 * Decides the rules in {@code sync: local} mode from this instance's views, synchronized with the store in
 	 * batches; created only when a rule has {@code sync: local}. Closing it (at shutdown) flushes every view.
 	 */
-	@Bean(destroyMethod = "close")
-	@ConditionalOnMissingBean(LocalSyncStore.class)
+	@Bean
+	@ConditionalOnMissingBean(LocalSyncViews.class)
 	@Conditional(OnLocalSyncRulesCondition.class)
-	LocalSyncStore rateLimitLocalSyncStore(RateLimitStore rateLimitStore, RateLimitRules rules,
+	LocalSyncViews rateLimitLocalSyncViews(RateLimitStore rateLimitStore, RateLimitRules rules,
 			RateLimitProperties properties, ObjectProvider<SyncListener> listener) {
 		if (!(rateLimitStore instanceof SyncBackend backend)) {
 			throw new InvalidRateLimitConfigurationException("ratelimit.rules.<name>.sync",
@@ -124,9 +124,9 @@ public final class RateLimitRedisAutoConfiguration {
 			.min(Duration::compareTo)
 			.orElse(Duration.ofMillis(100));
 		logger.info("Rules in sync: local mode decide from local views, flushed at least every " + tick);
-		return new LocalSyncStore(rateLimitStore, backend,
+		return new LocalSyncViews(new LocalSyncStore(rateLimitStore, backend,
 				(name) -> rules.get(name).map(RateLimitRule::sync).orElse(null), properties.getSync().getMaxKeys(),
-				tick, listener.getIfAvailable(() -> SyncListener.NONE));
+				tick, listener.getIfAvailable(() -> SyncListener.NONE)));
 	}
 
 	static CircuitBreakerConfig circuitBreakerConfig(RateLimitProperties.CircuitBreaker breaker) {

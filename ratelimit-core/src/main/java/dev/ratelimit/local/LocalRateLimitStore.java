@@ -253,17 +253,25 @@ public class LocalRateLimitStore implements RateLimitStore, SyncBackend {
 		for (SyncFlush flush : flushes) {
 			Syncable<Object> algorithm = (Syncable<Object>) Algorithms.of(flush.policy(), flush.subject());
 			String key = key(flush.policy(), flush.subject());
+			String field = flush.view() + ':' + flush.window();
 			while (true) {
-				Entry entry = this.entries.get(key, (k) -> new Entry());
+				// a flush that only reads (nothing new to apply) creates no entry, as sync.lua writes nothing for it
+				SyncEntries kept = this.syncEntries.getIfPresent(key);
+				Long applied = (kept != null) ? kept.totals.get(field) : null;
+				long base = (applied != null) ? applied : flush.acknowledged();
+				Entry entry = (flush.total() > base) ? this.entries.get(key, (k) -> new Entry()) : live(key, false);
+				if (entry == null) {
+					states.add(null);
+					break;
+				}
 				entry.lock.lock();
 				try {
-					if (live(key, true) != entry) {
+					if (live(key, false) != entry) {
 						continue;
 					}
-					String field = flush.view() + ':' + flush.window();
-					SyncEntries kept = this.syncEntries.getIfPresent(key);
-					Long applied = (kept != null) ? kept.totals.get(field) : null;
-					long base = (applied != null) ? applied : flush.acknowledged();
+					kept = this.syncEntries.getIfPresent(key);
+					applied = (kept != null) ? kept.totals.get(field) : null;
+					base = (applied != null) ? applied : flush.acknowledged();
 					if (flush.total() > base) {
 						entry.state = algorithm.absorb(entry.state, now, flush.total() - base, flush.window());
 						long ttl = Math.max(0, algorithm.apply(entry.state, now, 0).resetAfterMicros());

@@ -207,15 +207,20 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 			if (sharedChecks.isEmpty()) {
 				return CompletableFuture.completedFuture(localDecisions.decisions());
 			}
-			if (!localDecisions.admitted() || !commit) {
-				return this.store.peekAsync(sharedChecks)
+			if (!localDecisions.admitted()) {
+				// denied here: the shared checks are reported without the request, as a store reports its other checks
+				return this.store.peekAsync(sharedChecks.stream().map((check) -> check.withCost(0)).toList())
 					.thenApply((sharedDecisions) -> merge(checks.size(), local, localDecisions.decisions(), shared,
 							sharedDecisions));
 			}
-			return this.store.evaluateAsync(sharedChecks).thenApply((sharedDecisions) -> {
+			CompletableFuture<List<Decision>> sharedCall = commit ? this.store.evaluateAsync(sharedChecks)
+					: this.store.peekAsync(sharedChecks);
+			return sharedCall.thenApply((sharedDecisions) -> {
 				List<Decision> localResult = localDecisions.decisions();
 				if (!admitted(sharedChecks, sharedDecisions)) {
-					giveBack(localChecks, views, localDecisions);
+					if (commit) {
+						giveBack(localChecks, views, localDecisions);
+					}
 					localResult = peekLocally(localChecks, views);
 				}
 				return merge(checks.size(), local, localResult, shared, sharedDecisions);
@@ -499,6 +504,16 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 		}
 	}
 
+	/**
+	 * Sends the admissions of every view that has some now, whatever its interval.
+	 * @return done when the store answered (or the call failed: the units stay for the next flush)
+	 */
+	public CompletableFuture<Void> flushAll() {
+		List<View> all = new ArrayList<>(this.views.asMap().values());
+		all.removeIf((view) -> view.unsynchronized() == 0);
+		return all.isEmpty() ? CompletableFuture.completedFuture(null) : flush(all);
+	}
+
 	/** Returns the units admitted by this instance's views that the shared store has not acknowledged yet. */
 	public long unsynchronized() {
 		long units = 0;
@@ -600,14 +615,13 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 		if (this.flusher != null) {
 			this.flusher.shutdownNow();
 		}
-		List<View> all = new ArrayList<>(this.views.asMap().values());
-		all.removeIf((view) -> view.unsynchronized() == 0);
-		if (!all.isEmpty()) {
+		long units = unsynchronized();
+		if (units > 0) {
 			try {
-				flush(all).get(5, TimeUnit.SECONDS);
+				flushAll().get(5, TimeUnit.SECONDS);
 			}
 			catch (TimeoutException ex) {
-				logger.warn("Could not flush " + all.size() + " local views within 5 s at close: their units are lost");
+				logger.warn("Could not flush local views within 5 s at close: up to " + units + " units are lost");
 			}
 			catch (Exception ex) {
 				logger.warn("Could not flush local views at close: " + ex.getMessage());

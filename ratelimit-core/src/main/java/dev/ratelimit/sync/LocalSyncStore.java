@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.function.LongSupplier;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
@@ -164,9 +166,13 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 	 * @return {@code true} if it is decided locally
 	 */
 	public boolean decidesLocally(RateLimitCheck check) {
-		return this.settings.apply(check.policy().name()) != null && check.maxWait().isZero()
-				&& Algorithms.of(check.policy(), check.subject()) instanceof Syncable;
+		return SYNCABLE.contains(check.policy().algorithm()) && check.maxWait().isZero()
+				&& this.settings.apply(check.policy().name()) != null;
 	}
+
+	/** The algorithms whose reference maths is {@link Syncable}. */
+	private static final Set<Algorithm> SYNCABLE = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
+			Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW_COUNTER);
 
 	@Override
 	public List<Decision> evaluate(List<RateLimitCheck> checks) {
@@ -189,6 +195,10 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 	}
 
 	private CompletableFuture<List<Decision>> decide(List<RateLimitCheck> checks, boolean commit) {
+		if (checks.size() == 1 && decidesLocally(checks.get(0))) {
+			return decideLocally(checks, new View[] { view(checks.get(0)) }, commit, FLUSH_ATTEMPTS)
+				.thenApply(LocalDecisions::decisions);
+		}
 		List<Integer> local = new ArrayList<>();
 		List<Integer> shared = new ArrayList<>();
 		for (int i = 0; i < checks.size(); i++) {
@@ -297,6 +307,9 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 
 	private @Nullable LocalDecisions decideLocked(List<RateLimitCheck> checks, View[] views, boolean commit,
 			boolean mayFlush, List<View> toFlush) {
+		if (checks.size() == 1) {
+			return decideOneLocked(checks.get(0), views[0], commit, mayFlush, toFlush);
+		}
 		int n = checks.size();
 		Integer[] order = new Integer[n];
 		Arrays.setAll(order, (i) -> i);
@@ -355,6 +368,30 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 			for (View view : locked) {
 				view.unlock();
 			}
+		}
+	}
+
+	/** {@link #decideLocked} for the common request of one local check, without its bookkeeping. */
+	private @Nullable LocalDecisions decideOneLocked(RateLimitCheck check, View view, boolean commit, boolean mayFlush,
+			List<View> toFlush) {
+		view.lock();
+		try {
+			if (mayFlush && view.needsFlush(commit ? check.cost() : 0, this.nanoTime.getAsLong())) {
+				toFlush.add(view);
+				return null;
+			}
+			long now = now();
+			Outcome<?> outcome = view.algorithm.apply(view.state, now, check.cost());
+			if (commit && outcome.allowed() && check.cost() > 0) {
+				view.admit(outcome.state(), now, check.cost());
+				this.dirty.add(view);
+			}
+			Decision decision = Decision.ofMicros(outcome.allowed(), check.policy().limit(), outcome.remaining(),
+					outcome.resetAfterMicros(), outcome.retryAfterMicros(), outcome.nextAfterMicros(), now);
+			return new LocalDecisions(outcome.allowed() || check.shadow(), List.of(decision), now);
+		}
+		finally {
+			view.unlock();
 		}
 	}
 

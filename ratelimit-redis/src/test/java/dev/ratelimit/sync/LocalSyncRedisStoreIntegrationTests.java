@@ -32,12 +32,17 @@ class LocalSyncRedisStoreIntegrationTests extends RateLimitStoreContractTests {
 
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
-		this.factory = LettuceFactories.standalone(RedisStandaloneExtension.shared());
+		this.factory = factory();
 		this.shared = new RedisRateLimitStore(SpringDataRedisConnection.of(this.factory), "rl-sync",
 				Duration.ofSeconds(5), clock::micros);
 		this.store = new LocalSyncStore(this.shared, this.shared, (name) -> SyncSettings.defaults(1000), 10_000,
 				clock::micros, () -> clock.micros() * 1_000L);
 		return this.store;
+	}
+
+	/** Returns a factory of the Redis to use: the shared standalone server. */
+	protected LettuceConnectionFactory factory() {
+		return LettuceFactories.standalone(RedisStandaloneExtension.shared());
 	}
 
 	@Override

@@ -60,6 +60,14 @@ public class RateLimitProperties {
 
 	private final Sync sync = new Sync();
 
+	/** This instance's region, among {@code ratelimit.regions}; needed by rules with {@code scope: share}. */
+	private @Nullable String region;
+
+	/**
+	 * Every region of the deployment, by name (each with its own Redis), for rules with {@code scope: share}.
+	 */
+	private Map<String, Region> regions = new LinkedHashMap<>();
+
 	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
 	private final DenyCache denyCache = new DenyCache();
@@ -127,6 +135,22 @@ public class RateLimitProperties {
 
 	public Sync getSync() {
 		return this.sync;
+	}
+
+	public @Nullable String getRegion() {
+		return this.region;
+	}
+
+	public void setRegion(@Nullable String region) {
+		this.region = region;
+	}
+
+	public Map<String, Region> getRegions() {
+		return this.regions;
+	}
+
+	public void setRegions(Map<String, Region> regions) {
+		this.regions = regions;
 	}
 
 	public Local getLocal() {
@@ -798,6 +822,12 @@ public class RateLimitProperties {
 		 */
 		private SyncMode sync = SyncMode.EXACT;
 
+		/**
+		 * Where the limit holds: 'region' (each region on its own, the default) or 'share' (across the regions of
+		 * ratelimit.regions, each enforcing its share); 'global' is not supported yet.
+		 */
+		private Scope scope = Scope.REGION;
+
 		/** How often a key's local admissions are sent to the shared store, for 'sync: local'. */
 		private Duration syncInterval = Duration.ofMillis(100);
 
@@ -957,6 +987,14 @@ public class RateLimitProperties {
 			return this.sync;
 		}
 
+		public Scope getScope() {
+			return this.scope;
+		}
+
+		public void setScope(Scope scope) {
+			this.scope = scope;
+		}
+
 		public void setSync(SyncMode sync) {
 			this.sync = sync;
 		}
@@ -995,6 +1033,55 @@ public class RateLimitProperties {
 	 * What a rule's {@code algorithm} names: a rate {@link Algorithm} (kept by the store), or
 	 * {@link #ADAPTIVE_CONCURRENCY}, which is no rate and never reaches a store.
 	 */
+	/**
+	 * One region of the deployment.
+	 */
+	public static class Region {
+
+		/**
+		 * The part of a {@code scope: share} rule's limit this region enforces, in (0, 1]; the regions without one share
+		 * what the others leave equally.
+		 */
+		private @Nullable Double share;
+
+		/**
+		 * The region's Redis, as spring.data.redis.url takes it (this region's own entry needs none): for scope:
+		 * global, which is not supported yet; a region with neither a share nor a url can be listed with it.
+		 */
+		private @Nullable String url;
+
+		public @Nullable String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(@Nullable String url) {
+			this.url = url;
+		}
+
+		public @Nullable Double getShare() {
+			return this.share;
+		}
+
+		public void setShare(@Nullable Double share) {
+			this.share = share;
+		}
+
+	}
+
+	/** Where a rule's limit holds. */
+	public enum Scope {
+
+		/** In each region on its own (each region's Redis counts its own requests): the default. */
+		REGION,
+
+		/** Across regions, each region enforcing its share of the limit ({@code ratelimit.regions.<name>.share}). */
+		SHARE,
+
+		/** Across regions, counted in every region and replicated between them: not supported yet. */
+		GLOBAL
+
+	}
+
 	public enum SyncMode {
 
 		/** One atomic call to the shared store per request. */

@@ -14,7 +14,7 @@
 #   webflux                   a WebFlux application, a limited and an unlimited path: added p50/p99; prints the table
 #   gateway                   a gateway route with the RateLimit filter vs the gateway's RedisRateLimiter (prints a table)
 #   reactive                  webflux and gateway together; writes docs/benchmarks-reactive.md (~3 min)
-# Options (throughput, all): --contenders=ours,ours-unbatched,ours-async,ours-starter,ours-script,ideal,ideal-pipelined,
+# Options (throughput, all): --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,
 #   ideal-async,bucket4j,redisson,scg (the -async rows keep 4 decisions in flight per thread: see docs/profiling.md)
 #   --warmup=2 --seconds=2 --rounds=5
 # JAVA_OPTS is passed to the JVM, e.g. JAVA_OPTS=-XX:StartFlightRecording=filename=/tmp/bench.jfr

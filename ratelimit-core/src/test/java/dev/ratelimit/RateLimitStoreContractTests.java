@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource.Mode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The store contract, run against every {@link RateLimitStore}: a new backend adds a subclass, not copied tests.
@@ -39,6 +40,18 @@ public abstract class RateLimitStoreContractTests {
 
 	/** Returns whether the store holds any state for a subject under a policy, read from its backend itself. */
 	protected abstract boolean holdsState(RateLimitPolicy policy, String subject);
+
+	private static final String RESERVATIONS_ELSEWHERE = "the store decides a check that may wait elsewhere than the"
+			+ " same policy's other checks (local views: a rule with max-wait cannot be local)";
+
+	/**
+	 * Whether a check that may wait for a reservation is decided where the same policy's other checks are; the
+	 * reservation tests mix both on one policy. Local views ({@code sync: local}) send waiting checks to the shared
+	 * store, and no rule is both local and waiting.
+	 */
+	protected boolean reservesWhereItDecides() {
+		return true;
+	}
 
 	@BeforeEach
 	void createStore() {
@@ -275,6 +288,7 @@ public abstract class RateLimitStoreContractTests {
 	@ParameterizedTest
 	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
 	void aRequestWithinMaxWaitReservesTheNextSlotsInArrivalOrder(Algorithm algorithm) {
+		assumeTrue(reservesWhereItDecides(), RESERVATIONS_ELSEWHERE);
 		RateLimitPolicy policy = policy(algorithm, 2, Duration.ofSeconds(1));
 		one(policy, 2);
 		Decision first = reserve(policy, 1, Duration.ofSeconds(2));
@@ -294,6 +308,7 @@ public abstract class RateLimitStoreContractTests {
 	@ParameterizedTest
 	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
 	void aReservationIsTheAdmissionAtItsSlot(Algorithm algorithm) {
+		assumeTrue(reservesWhereItDecides(), RESERVATIONS_ELSEWHERE);
 		RateLimitPolicy policy = policy(algorithm, 4, Duration.ofSeconds(1)).withBurst(3);
 		this.clock.advanceMicros(123_457);
 		one(policy, 3);
@@ -309,6 +324,7 @@ public abstract class RateLimitStoreContractTests {
 
 	@Test
 	void aRequestReservesInEveryCheckOrInNone() {
+		assumeTrue(reservesWhereItDecides(), RESERVATIONS_ELSEWHERE);
 		RateLimitPolicy waiting = policy(Algorithm.GCRA, 1, Duration.ofSeconds(1));
 		RateLimitPolicy window = policy(Algorithm.FIXED_WINDOW, 1, Duration.ofHours(1));
 		one(waiting, 1);
@@ -325,6 +341,7 @@ public abstract class RateLimitStoreContractTests {
 
 	@Test
 	void aReservingRequestTakesItsOtherChecksAndReportsThemAtItsSlot() {
+		assumeTrue(reservesWhereItDecides(), RESERVATIONS_ELSEWHERE);
 		RateLimitPolicy waiting = policy(Algorithm.GCRA, 1, Duration.ofSeconds(1));
 		RateLimitPolicy window = RateLimitPolicy.of("contract-window-10", Algorithm.FIXED_WINDOW, 10,
 				Duration.ofHours(1));
@@ -348,6 +365,7 @@ public abstract class RateLimitStoreContractTests {
 	@ParameterizedTest
 	@EnumSource(value = Algorithm.class, names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET" })
 	void aCancelledReservationMovesTheNextReservationUp(Algorithm algorithm) {
+		assumeTrue(reservesWhereItDecides(), RESERVATIONS_ELSEWHERE);
 		RateLimitPolicy policy = policy(algorithm, 2, Duration.ofSeconds(1));
 		one(policy, 2);
 		RateLimitCheck check = new RateLimitCheck(policy, this.subject, 1, false, Duration.ofSeconds(5));

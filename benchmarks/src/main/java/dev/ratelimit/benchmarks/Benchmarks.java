@@ -18,6 +18,7 @@ import dev.ratelimit.benchmarks.contenders.Contender;
 import dev.ratelimit.benchmarks.contenders.IdealClient;
 import dev.ratelimit.benchmarks.contenders.OurConcurrencyContender;
 import dev.ratelimit.benchmarks.contenders.OurContender;
+import dev.ratelimit.benchmarks.contenders.OurLocalSyncContender;
 import dev.ratelimit.benchmarks.contenders.OurScriptBare;
 import dev.ratelimit.benchmarks.contenders.OurStarterDefault;
 import dev.ratelimit.benchmarks.contenders.RedissonRateLimiter;
@@ -39,13 +40,13 @@ import io.lettuce.core.RedisClient;
  * memory                            Redis memory per key; prints the table
  * concurrency [options]             a concurrency rule (acquire + release) against a rate rule; prints the tables
  *
- * options: --contenders=ours,ours-unbatched,ours-async,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
+ * options: --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
  * </pre>
  */
 public final class Benchmarks {
 
-	private static final List<String> CONTENDERS = List.of("ours", "ours-unbatched", "ours-async", "ours-starter",
-			"ours-script", "ideal", "ideal-pipelined", "ideal-async", "bucket4j", "redisson", "scg");
+	private static final List<String> CONTENDERS = List.of("ours", "ours-unbatched", "ours-async", "ours-local",
+			"ours-starter", "ours-script", "ideal", "ideal-pipelined", "ideal-async", "bucket4j", "redisson", "scg");
 
 	private Benchmarks() {
 	}
@@ -163,6 +164,7 @@ public final class Benchmarks {
 					case "ours-unbatched" -> new OurContender(server.host(), server.port(), RedisBatching.OFF);
 					case "ours-async" -> new OurContender(server.host(), server.port(), batching(), true);
 					case "ours-starter" -> new OurStarterDefault(server.host(), server.port());
+					case "ours-local" -> new OurLocalSyncContender(server.host(), server.port());
 					case "ours-concurrency" -> new OurConcurrencyContender(server.host(), server.port(), false);
 					case "ours-rate-concurrency" -> new OurConcurrencyContender(server.host(), server.port(), true);
 					case "ours-script" -> new OurScriptBare(client);

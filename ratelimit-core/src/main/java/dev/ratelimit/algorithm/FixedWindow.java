@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param limit units per window
  * @param offsetMicros where windows start relative to multiples of the period, in {@code [0, period)}
  */
-public record FixedWindow(long periodMicros, long limit, long offsetMicros) implements LimitAlgorithm<FixedWindow.State> {
+public record FixedWindow(long periodMicros, long limit, long offsetMicros)
+		implements LimitAlgorithm<FixedWindow.State>, Syncable<FixedWindow.State> {
 
 	/**
 	 * @param windowStart start of the counted window, in microseconds
@@ -75,6 +76,29 @@ public record FixedWindow(long periodMicros, long limit, long offsetMicros) impl
 				+ this.offsetMicros;
 		return (state.windowStart() == admittedWindow)
 				? new State(state.windowStart(), Math.max(0, state.count() - cost)) : state;
+	}
+
+	@Override
+	public long windowOf(long now) {
+		return Math.floorDiv(now - this.offsetMicros, this.periodMicros) * this.periodMicros + this.offsetMicros;
+	}
+
+	/**
+	 * Adds the units to the count of their window if that is the state's window, or starts their window with them if
+	 * the state is of an earlier window (or none) and theirs still counts; units of an ended window are dropped.
+	 */
+	@Override
+	public @Nullable State absorb(@Nullable State state, long now, long units, long window) {
+		if (units == 0 || window < windowOf(now)) {
+			return state;
+		}
+		if (state != null && state.windowStart() == window) {
+			return new State(window, state.count() + units);
+		}
+		if (state == null || state.windowStart() < window) {
+			return new State(window, units);
+		}
+		return state;
 	}
 
 }

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param intervalMicros the emission interval, {@code period / limit}
  * @param capacity the burst: units admissible at once
  */
-public record Gcra(long intervalMicros, long capacity) implements Reservable<Gcra.State> {
+public record Gcra(long intervalMicros, long capacity) implements Reservable<Gcra.State>, Syncable<Gcra.State> {
 
 	/** @param tat the theoretical arrival time in microseconds */
 	public record State(long tat) {
@@ -60,6 +60,16 @@ public record Gcra(long intervalMicros, long capacity) implements Reservable<Gcr
 		}
 		long tat = state.tat() - cost * this.intervalMicros;
 		return (tat > now) ? new State(tat) : null;
+	}
+
+	/** Moves the TAT (from now at the earliest) forward by {@code units} intervals, past the tolerance if it must. */
+	@Override
+	public @Nullable State absorb(@Nullable State state, long now, long units, long window) {
+		if (units == 0) {
+			return state;
+		}
+		long tat = (state != null) ? Math.max(state.tat(), now) : now;
+		return new State(tat + units * this.intervalMicros);
 	}
 
 	@Override

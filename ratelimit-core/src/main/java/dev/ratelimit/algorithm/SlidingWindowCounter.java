@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * @param periodMicros the window length
  * @param limit units per window
  */
-public record SlidingWindowCounter(long periodMicros, long limit) implements LimitAlgorithm<SlidingWindowCounter.State> {
+public record SlidingWindowCounter(long periodMicros, long limit)
+		implements LimitAlgorithm<SlidingWindowCounter.State>, Syncable<SlidingWindowCounter.State> {
 
 	/**
 	 * @param windowStart start of the current window, in microseconds
@@ -135,6 +136,37 @@ public record SlidingWindowCounter(long periodMicros, long limit) implements Lim
 		}
 		if (state.windowStart() == admittedWindow + this.periodMicros) {
 			return new State(state.windowStart(), Math.max(0, state.previous() - cost), state.current());
+		}
+		return state;
+	}
+
+	@Override
+	public long windowOf(long now) {
+		return Math.floorDiv(now, this.periodMicros) * this.periodMicros;
+	}
+
+	/**
+	 * Adds the units to their window: the state's current one, or its previous one, or a new current window after the
+	 * state's (whose current count becomes the previous one if adjacent); units of a window that weighs nothing any
+	 * more (before the previous one of now) are dropped.
+	 */
+	@Override
+	public @Nullable State absorb(@Nullable State state, long now, long units, long window) {
+		if (units == 0 || window < windowOf(now) - this.periodMicros) {
+			return state;
+		}
+		if (state == null) {
+			return new State(window, 0, units);
+		}
+		if (state.windowStart() == window) {
+			return new State(window, state.previous(), state.current() + units);
+		}
+		if (state.windowStart() == window + this.periodMicros) {
+			return new State(state.windowStart(), state.previous() + units, state.current());
+		}
+		if (state.windowStart() < window) {
+			long previous = (state.windowStart() == window - this.periodMicros) ? state.current() : 0;
+			return new State(window, previous, units);
 		}
 		return state;
 	}

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param intervalMicros time to gain one token, {@code period / limit}
  * @param capacity the burst: the most tokens the bucket holds
  */
-public record TokenBucket(long intervalMicros, long capacity) implements Reservable<TokenBucket.State> {
+public record TokenBucket(long intervalMicros, long capacity)
+		implements Reservable<TokenBucket.State>, Syncable<TokenBucket.State> {
 
 	/** @param fullAt time at which the bucket is full again, in microseconds */
 	public record State(long fullAt) {
@@ -73,6 +74,19 @@ public record TokenBucket(long intervalMicros, long capacity) implements Reserva
 	public @Nullable State giveBack(State state, long now, long cost) {
 		long at = state.fullAt() - cost * this.intervalMicros;
 		return (at > now) ? new State(at) : null;
+	}
+
+	/**
+	 * Moves the time the bucket is full (from now at the earliest) later by {@code units} intervals: a bucket may so
+	 * owe tokens, which it pays back before it admits again.
+	 */
+	@Override
+	public @Nullable State absorb(@Nullable State state, long now, long units, long window) {
+		if (units == 0) {
+			return state;
+		}
+		long fullAt = (state != null) ? Math.max(state.fullAt(), now) : now;
+		return new State(fullAt + units * this.intervalMicros);
 	}
 
 }

@@ -7,7 +7,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -25,10 +28,14 @@ import dev.ratelimit.algorithm.Concurrency;
 import dev.ratelimit.algorithm.LimitAlgorithm;
 import dev.ratelimit.algorithm.Outcome;
 import dev.ratelimit.algorithm.Reservable;
+import dev.ratelimit.algorithm.Syncable;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.lease.LeaseIds;
 import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.store.Subjects;
+import dev.ratelimit.sync.SyncBackend;
+import dev.ratelimit.sync.SyncFlush;
+import dev.ratelimit.sync.SyncReply;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,9 +49,15 @@ import org.jspecify.annotations.Nullable;
  * A concurrency check keeps its leases in its entry, which expires with the latest of them; an admitted request's
  * leases are named by one id from the store's lease id generator.
  */
-public class LocalRateLimitStore implements RateLimitStore {
+public class LocalRateLimitStore implements RateLimitStore, SyncBackend {
 
 	private final Cache<String, Entry> entries;
+
+	/**
+	 * Per key, the G-counter entries of the local views that flushed to it (view and window to the total applied), as
+	 * the hash beside the key in Redis: kept apart from the key's state, expiring on their own.
+	 */
+	private final Cache<String, SyncEntries> syncEntries;
 
 	private final LongSupplier nowMicros;
 
@@ -83,6 +96,11 @@ public class LocalRateLimitStore implements RateLimitStore {
 			.maximumSize(maximumEntries)
 			.ticker(() -> this.nowMicros.getAsLong() * 1_000L)
 			.expireAfter(new EntryExpiry())
+			.build();
+		this.syncEntries = Caffeine.newBuilder()
+			.maximumSize(maximumEntries)
+			.ticker(() -> this.nowMicros.getAsLong() * 1_000L)
+			.expireAfter(new SyncEntriesExpiry())
 			.build();
 	}
 
@@ -220,6 +238,59 @@ public class LocalRateLimitStore implements RateLimitStore {
 			decisions.add(decision);
 		}
 		return decisions;
+	}
+
+	/**
+	 * Applies each flush under its entry's lock, one after the other (as {@code sync.lua} does): the units of the view's
+	 * entry beyond what the entry applied before (or, for an entry this store no longer holds, beyond what the view says
+	 * was acknowledged) are absorbed into the state, which is the reply.
+	 */
+	@Override
+	@SuppressWarnings("unchecked")
+	public CompletableFuture<SyncReply> sync(List<SyncFlush> flushes) {
+		long now = this.nowMicros.getAsLong();
+		List<@Nullable Object> states = new ArrayList<>(flushes.size());
+		for (SyncFlush flush : flushes) {
+			Syncable<Object> algorithm = (Syncable<Object>) Algorithms.of(flush.policy(), flush.subject());
+			String key = key(flush.policy(), flush.subject());
+			String field = flush.view() + ':' + flush.window();
+			while (true) {
+				// a flush that only reads (nothing new to apply) creates no entry, as sync.lua writes nothing for it
+				SyncEntries kept = this.syncEntries.getIfPresent(key);
+				Long applied = (kept != null) ? kept.totals.get(field) : null;
+				long base = (applied != null) ? applied : flush.acknowledged();
+				Entry entry = (flush.total() > base) ? this.entries.get(key, (k) -> new Entry()) : live(key, false);
+				if (entry == null) {
+					states.add(null);
+					break;
+				}
+				entry.lock.lock();
+				try {
+					if (live(key, false) != entry) {
+						continue;
+					}
+					kept = this.syncEntries.getIfPresent(key);
+					applied = (kept != null) ? kept.totals.get(field) : null;
+					base = (applied != null) ? applied : flush.acknowledged();
+					if (flush.total() > base) {
+						entry.state = algorithm.absorb(entry.state, now, flush.total() - base, flush.window());
+						long ttl = Math.max(0, algorithm.apply(entry.state, now, 0).resetAfterMicros());
+						entry.expiresAtMicros = now + ttl;
+						this.entries.asMap().replace(key, entry, entry);
+						SyncEntries updated = (kept != null) ? kept : new SyncEntries();
+						updated.totals.put(field, flush.total());
+						updated.untilMicros = now + Math.max(ttl, syncEntriesTtl(flush.policy()));
+						this.syncEntries.put(key, updated);
+					}
+					states.add(entry.state);
+					break;
+				}
+				finally {
+					entry.lock.unlock();
+				}
+			}
+		}
+		return CompletableFuture.completedFuture(new SyncReply(now, states));
 	}
 
 	/**
@@ -381,6 +452,7 @@ public class LocalRateLimitStore implements RateLimitStore {
 	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
 		this.entries.invalidate(key(policy, subject));
+		this.syncEntries.invalidate(key(policy, subject));
 	}
 
 	/** Returns the number of subjects currently held (an estimate, as Caffeine reports it). */
@@ -404,6 +476,45 @@ public class LocalRateLimitStore implements RateLimitStore {
 	}
 
 	/** The state of one subject under one policy, guarded by its own lock. */
+	/**
+	 * How long a key's G-counter entries outlive their last change at least, as {@code sync.lua} keeps them: a full
+	 * bucket's drain time (GCRA, token bucket), or two windows.
+	 */
+	static long syncEntriesTtl(RateLimitPolicy policy) {
+		return switch (policy.algorithm()) {
+			case GCRA, TOKEN_BUCKET -> Math.max(policy.intervalMicros() * policy.capacity(), policy.intervalMicros());
+			default -> 2 * policy.periodMicros();
+		};
+	}
+
+	/** The G-counter entries kept for one key. */
+	private static final class SyncEntries {
+
+		private final Map<String, Long> totals = new HashMap<>();
+
+		private volatile long untilMicros;
+
+	}
+
+	private static final class SyncEntriesExpiry implements Expiry<String, SyncEntries> {
+
+		@Override
+		public long expireAfterCreate(String key, SyncEntries entries, long currentTime) {
+			return Math.max(0, entries.untilMicros * 1_000L - currentTime);
+		}
+
+		@Override
+		public long expireAfterUpdate(String key, SyncEntries entries, long currentTime, long currentDuration) {
+			return Math.max(0, entries.untilMicros * 1_000L - currentTime);
+		}
+
+		@Override
+		public long expireAfterRead(String key, SyncEntries entries, long currentTime, long currentDuration) {
+			return currentDuration;
+		}
+
+	}
+
 	private static final class Entry {
 
 		private final ReentrantLock lock = new ReentrantLock();

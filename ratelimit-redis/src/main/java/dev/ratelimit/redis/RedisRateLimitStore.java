@@ -26,6 +26,9 @@ import dev.ratelimit.lease.LeaseIds;
 import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.store.RateLimitStoreException;
 import dev.ratelimit.store.StoreNodes;
+import dev.ratelimit.sync.SyncBackend;
+import dev.ratelimit.sync.SyncFlush;
+import dev.ratelimit.sync.SyncReply;
 import io.lettuce.core.cluster.SlotHash;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -49,7 +52,7 @@ import org.jspecify.annotations.Nullable;
  * a connection that rejects commands while disconnected instead of queueing them for after the reconnect
  * (see {@code docs/resilience.md}); on a connection that queues, a given-up call cancels its commands still queued.
  */
-public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
+public class RedisRateLimitStore implements RateLimitStore, SyncBackend, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
@@ -62,6 +65,8 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	private final Supplier<String> leaseIds;
 
 	private final ScriptsInUse scripts = new ScriptsInUse();
+
+	private final SyncScript syncScript = new SyncScript();
 
 	private final SlotGroupedEvaluation slotGrouped = new SlotGroupedEvaluation(this.scripts);
 
@@ -425,6 +430,61 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	}
 
 	/**
+	 * Applies the flushes of local views ({@code sync.lua}): one call, or in a Cluster one per hash slot, concurrently.
+	 * Each key's G-counter entries are kept in a hash beside it, {@code <key>:s} (same slot), which expires with it.
+	 * @param flushes the flushes
+	 * @return the state of each flush's key after it, with Redis's time
+	 */
+	@Override
+	public CompletableFuture<SyncReply> sync(List<SyncFlush> flushes) {
+		IssuedCommands commands = call();
+		Long now = now();
+		String[] keys = new String[flushes.size()];
+		for (int i = 0; i < keys.length; i++) {
+			keys[i] = key(flushes.get(i).policy(), flushes.get(i).subject());
+		}
+		if (!this.connection.isCluster()) {
+			return commands.abandonWhenCancelled(
+					inOrder(() -> this.syncScript.run(commands, syncKeys(keys, null), flushes, now)));
+		}
+		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+		for (int i = 0; i < keys.length; i++) {
+			slots.computeIfAbsent(SlotHash.getSlot(keys[i]), (slot) -> new ArrayList<>()).add(i);
+		}
+		List<CompletableFuture<SyncReply>> calls = new ArrayList<>(slots.size());
+		List<List<Integer>> groups = new ArrayList<>(slots.values());
+		for (List<Integer> group : groups) {
+			calls.add(this.syncScript.run(commands, syncKeys(keys, group), group.stream().map(flushes::get).toList(),
+					now));
+		}
+		return commands.abandonWhenCancelled(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+			.thenApply((done) -> {
+				Object[] states = new Object[flushes.size()];
+				long time = 0;
+				for (int g = 0; g < groups.size(); g++) {
+					SyncReply reply = calls.get(g).join();
+					time = Math.max(time, reply.nowMicros());
+					for (int j = 0; j < groups.get(g).size(); j++) {
+						states[groups.get(g).get(j)] = reply.states().get(j);
+					}
+				}
+				return new SyncReply(time, Arrays.asList(states));
+			}));
+	}
+
+	/** The keys of some flushes (all, or a group's) and their entries hashes, in pairs. */
+	private static byte[][] syncKeys(String[] keys, @Nullable List<Integer> group) {
+		int n = (group != null) ? group.size() : keys.length;
+		byte[][] bytes = new byte[2 * n][];
+		for (int j = 0; j < n; j++) {
+			String key = keys[(group != null) ? group.get(j) : j];
+			bytes[2 * j] = key.getBytes(StandardCharsets.UTF_8);
+			bytes[2 * j + 1] = (key + ":s").getBytes(StandardCharsets.UTF_8);
+		}
+		return bytes;
+	}
+
+	/**
 	 * Loads the scripts into Redis now. Calls made before would fall back to {@code EVAL} on {@code NOSCRIPT}, which
 	 * is always correct but, for calls pipelined from one thread, can reorder them; in a Cluster this loads them on
 	 * the node that the connection picks, others load on first use.
@@ -432,7 +492,7 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 	public void loadScripts() {
 		IssuedCommands commands = call();
 		await(commands.abandonWhenCancelled(CompletableFuture.allOf(this.scripts.general().load(commands),
-				this.scripts.gcra().load(commands), this.scripts.leases().load(commands))));
+				this.scripts.gcra().load(commands), this.scripts.leases().load(commands), this.syncScript.load(commands))));
 	}
 
 	@Override
@@ -441,7 +501,8 @@ public class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 		// a distinct check above the exact limit keeps its window start beside its HyperLogLog (same slot)
 		IssuedCommands commands = call();
 		await(commands.abandonWhenCancelled(inOrder(() -> commands.issue((redis) -> redis
-			.del(key.getBytes(StandardCharsets.UTF_8), (key + ":w").getBytes(StandardCharsets.UTF_8))))));
+			.del(key.getBytes(StandardCharsets.UTF_8), (key + ":w").getBytes(StandardCharsets.UTF_8),
+					(key + ":s").getBytes(StandardCharsets.UTF_8))))));
 	}
 
 	/**

@@ -9,6 +9,7 @@ import dev.ratelimit.actuate.AdaptiveConcurrencyMetrics;
 import dev.ratelimit.actuate.OverrideFieldsAdvisor;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.actuate.RateLimitMetrics;
+import dev.ratelimit.actuate.RateLimitSyncMetrics;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import dev.ratelimit.actuate.RedisMemoryMetrics;
@@ -32,6 +33,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -121,6 +123,17 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnBean(AdaptiveConcurrencyLimits.class)
 		AdaptiveConcurrencyMetrics rateLimitAdaptiveConcurrencyMetrics(AdaptiveConcurrencyLimits adaptiveLimits) {
 			return new AdaptiveConcurrencyMetrics(adaptiveLimits);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Conditional(OnLocalSyncRulesCondition.class)
+		RateLimitSyncMetrics rateLimitSyncMetrics(MeterRegistry registry, ObjectProvider<LocalSyncViews> views) {
+			// looked up when a gauge is read: the views need this listener when they are created
+			return new RateLimitSyncMetrics(registry, () -> {
+				LocalSyncViews current = views.getIfAvailable();
+				return (current != null) ? current.store() : null;
+			}, System::nanoTime);
 		}
 
 		@Bean

@@ -58,6 +58,16 @@ public class RateLimitProperties {
 
 	private final Local local = new Local();
 
+	private final Sync sync = new Sync();
+
+	/** This instance's region, among {@code ratelimit.regions}; needed by rules with {@code scope: share}. */
+	private @Nullable String region;
+
+	/**
+	 * Every region of the deployment, by name (each with its own Redis), for rules with {@code scope: share}.
+	 */
+	private Map<String, Region> regions = new LinkedHashMap<>();
+
 	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
 	private final DenyCache denyCache = new DenyCache();
@@ -121,6 +131,26 @@ public class RateLimitProperties {
 
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public Sync getSync() {
+		return this.sync;
+	}
+
+	public @Nullable String getRegion() {
+		return this.region;
+	}
+
+	public void setRegion(@Nullable String region) {
+		this.region = region;
+	}
+
+	public Map<String, Region> getRegions() {
+		return this.regions;
+	}
+
+	public void setRegions(Map<String, Region> regions) {
+		this.regions = regions;
 	}
 
 	public Local getLocal() {
@@ -785,6 +815,29 @@ public class RateLimitProperties {
 		private Duration maxWait = Duration.ZERO;
 
 		/**
+		 * How this rule is decided: 'exact', one atomic call to the shared store per request (the default), or
+		 * 'local', from this instance's own view of each key, whose admissions are sent to the shared store in
+		 * batches (gcra, token-bucket, fixed-window and sliding-window-counter; see docs/consistency.md for the error
+		 * bound).
+		 */
+		private SyncMode sync = SyncMode.EXACT;
+
+		/**
+		 * Where the limit holds: 'region' (each region on its own, the default) or 'share' (across the regions of
+		 * ratelimit.regions, each enforcing its share); 'global' is not supported yet.
+		 */
+		private Scope scope = Scope.REGION;
+
+		/** How often a key's local admissions are sent to the shared store, for 'sync: local'. */
+		private Duration syncInterval = Duration.ofMillis(100);
+
+		/**
+		 * Unsynchronized units of one key at which a flush is sent at once (and a request that would pass them waits
+		 * for it), for 'sync: local'; 10% of the limit, at least 1, when unset.
+		 */
+		private @Nullable Long syncThreshold;
+
+		/**
 		 * Most requests of this rule that may wait for their slot at once in one instance; beyond it, requests are
 		 * answered at once as without max-wait.
 		 */
@@ -930,6 +983,38 @@ public class RateLimitProperties {
 			return this.maxWait;
 		}
 
+		public SyncMode getSync() {
+			return this.sync;
+		}
+
+		public Scope getScope() {
+			return this.scope;
+		}
+
+		public void setScope(Scope scope) {
+			this.scope = scope;
+		}
+
+		public void setSync(SyncMode sync) {
+			this.sync = sync;
+		}
+
+		public Duration getSyncInterval() {
+			return this.syncInterval;
+		}
+
+		public void setSyncInterval(Duration syncInterval) {
+			this.syncInterval = syncInterval;
+		}
+
+		public @Nullable Long getSyncThreshold() {
+			return this.syncThreshold;
+		}
+
+		public void setSyncThreshold(@Nullable Long syncThreshold) {
+			this.syncThreshold = syncThreshold;
+		}
+
 		public void setMaxWait(Duration maxWait) {
 			this.maxWait = maxWait;
 		}
@@ -948,6 +1033,83 @@ public class RateLimitProperties {
 	 * What a rule's {@code algorithm} names: a rate {@link Algorithm} (kept by the store), or
 	 * {@link #ADAPTIVE_CONCURRENCY}, which is no rate and never reaches a store.
 	 */
+	/**
+	 * One region of the deployment.
+	 */
+	public static class Region {
+
+		/**
+		 * The part of a {@code scope: share} rule's limit this region enforces, in (0, 1]; the regions without one share
+		 * what the others leave equally.
+		 */
+		private @Nullable Double share;
+
+		/**
+		 * The region's Redis, as spring.data.redis.url takes it (this region's own entry needs none): for scope:
+		 * global, which is not supported yet; a region with neither a share nor a url can be listed with it.
+		 */
+		private @Nullable String url;
+
+		public @Nullable String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(@Nullable String url) {
+			this.url = url;
+		}
+
+		public @Nullable Double getShare() {
+			return this.share;
+		}
+
+		public void setShare(@Nullable Double share) {
+			this.share = share;
+		}
+
+	}
+
+	/** Where a rule's limit holds. */
+	public enum Scope {
+
+		/** In each region on its own (each region's Redis counts its own requests): the default. */
+		REGION,
+
+		/** Across regions, each region enforcing its share of the limit ({@code ratelimit.regions.<name>.share}). */
+		SHARE,
+
+		/** Across regions, counted in every region and replicated between them: not supported yet. */
+		GLOBAL
+
+	}
+
+	public enum SyncMode {
+
+		/** One atomic call to the shared store per request. */
+		EXACT,
+
+		/** From this instance's view of each key, synchronized with the shared store in batches. */
+		LOCAL
+
+	}
+
+	/**
+	 * Local views of the rules in {@code sync: local} mode.
+	 */
+	public static class Sync {
+
+		/** Most keys this instance keeps a local view of; the least recently used is flushed, then dropped. */
+		private long maxKeys = 100_000;
+
+		public long getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(long maxKeys) {
+			this.maxKeys = maxKeys;
+		}
+
+	}
+
 	public enum RuleAlgorithm {
 
 		/** {@link Algorithm#FIXED_WINDOW}. */

@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
@@ -22,6 +23,10 @@ import dev.ratelimit.rule.RedisRuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideSynchronizer;
 import dev.ratelimit.store.RateLimitStore;
+import dev.ratelimit.sync.LocalSyncStore;
+import dev.ratelimit.sync.SyncBackend;
+import dev.ratelimit.sync.SyncListener;
+import dev.ratelimit.sync.SyncSettings;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.lettuce.core.resource.Delay;
@@ -74,9 +79,11 @@ public final class RateLimitRedisAutoConfiguration {
 	ResilientRateLimiter rateLimiter(RateLimitStore rateLimitStore, RateLimitRules rules,
 			RateLimitProperties properties, ObjectProvider<Clock> clock, ObjectProvider<RateLimitListener> listeners,
 			ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
-			ObjectProvider<ResilientRateLimiterBuilderCustomizer> customizers) {
+			ObjectProvider<ResilientRateLimiterBuilderCustomizer> customizers, ObjectProvider<LocalSyncViews> localSync) {
 		RateLimitProperties.DenyCache denyCache = properties.getDenyCache();
-		ResilientRateLimiterBuilder builder = ResilientRateLimiter.builder(rateLimitStore)
+		LocalSyncViews views = localSync.getIfAvailable();
+		ResilientRateLimiterBuilder builder = ResilientRateLimiter
+			.builder((views != null) ? views.store() : rateLimitStore)
 			.fallbackStore(new LocalRateLimitStore(properties.getLocal().getMaximumEntries(),
 					clock.getIfAvailable(Clock::systemUTC)))
 			.failureModes((name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL))
@@ -88,6 +95,38 @@ public final class RateLimitRedisAutoConfiguration {
 			.listener(RateLimitListener.composite(listeners.orderedStream().toList()));
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();
+	}
+
+	/**
+	 * Decides the rules in {@code sync: local} mode from this instance's views, synchronized with the store in
+	 * batches; created only when a rule has {@code sync: local}. Closing it (at shutdown) flushes every view.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(LocalSyncViews.class)
+	@Conditional(OnLocalSyncRulesCondition.class)
+	LocalSyncViews rateLimitLocalSyncViews(RateLimitStore rateLimitStore, RateLimitRules rules,
+			RateLimitProperties properties, ObjectProvider<SyncListener> listener) {
+		if (!(rateLimitStore instanceof SyncBackend backend)) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.rules.<name>.sync",
+					"the rate limit store " + rateLimitStore.getClass().getName() + " takes no local flushes",
+					"Use the Redis store, or sync: exact");
+		}
+		if (properties.getSync().getMaxKeys() < 1) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.sync.max-keys",
+					"must be at least 1 but was " + properties.getSync().getMaxKeys(),
+					"Set it to the most keys an instance keeps a local view of, e.g. 100000");
+		}
+		Duration tick = rules.all()
+			.stream()
+			.map(RateLimitRule::sync)
+			.filter(Objects::nonNull)
+			.map(SyncSettings::interval)
+			.min(Duration::compareTo)
+			.orElse(Duration.ofMillis(100));
+		logger.info("Rules in sync: local mode decide from local views, flushed at least every " + tick);
+		return new LocalSyncViews(new LocalSyncStore(rateLimitStore, backend,
+				(name) -> rules.get(name).map(RateLimitRule::sync).orElse(null), properties.getSync().getMaxKeys(),
+				tick, listener.getIfAvailable(() -> SyncListener.NONE)));
 	}
 
 	static CircuitBreakerConfig circuitBreakerConfig(RateLimitProperties.CircuitBreaker breaker) {

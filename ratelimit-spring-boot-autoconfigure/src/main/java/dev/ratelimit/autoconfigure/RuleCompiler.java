@@ -2,6 +2,7 @@ package dev.ratelimit.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -37,6 +38,7 @@ import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.RuleWaiting;
+import dev.ratelimit.sync.SyncSettings;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -114,11 +116,16 @@ public final class RuleCompiler {
 					"Use a short prefix such as 'rl'");
 		}
 		List<RateLimitRule> rules = new ArrayList<>();
+		boolean shared = properties.getRules()
+			.values()
+			.stream()
+			.anyMatch((rule) -> rule.getScope() == RateLimitProperties.Scope.SHARE);
+		double regionShare = shared ? regionShare(properties) : 1;
 		properties.getRules().forEach((name, rule) -> {
 			if (rule.getAlgorithm() == RuleAlgorithm.ADAPTIVE_CONCURRENCY) {
 				return;
 			}
-			RateLimitRule compiled = compile(name, rule, properties.getApiKeyHeader());
+			RateLimitRule compiled = compile(name, rule, properties.getApiKeyHeader(), regionShare);
 			rules.add(compiled);
 			if (logger.isInfoEnabled()) {
 				logger.info(describe(compiled, rule));
@@ -158,6 +165,51 @@ public final class RuleCompiler {
 
 	/** Compiles one rate rule. */
 	public RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader) {
+		return compile(name, rule, apiKeyHeader, 1);
+	}
+
+	/**
+	 * Returns this region's part of the limits of {@code scope: share} rules: its {@code share}, or an equal part of
+	 * what the regions with a share leave.
+	 */
+	static double regionShare(RateLimitProperties properties) {
+		String region = properties.getRegion();
+		Map<String, RateLimitProperties.Region> regions = properties.getRegions();
+		if (region == null || region.isBlank()) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.region", "a rule has scope: share but this"
+					+ " instance's region is not set", "Set ratelimit.region to this instance's region, one of"
+					+ " ratelimit.regions");
+		}
+		if (!regions.containsKey(region)) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.regions", "region '" + region + "' (ratelimit.region)"
+					+ " is not among " + regions.keySet(), "List every region of the deployment under ratelimit.regions,"
+					+ " e.g. ratelimit.regions." + region + ".share=0.5");
+		}
+		double set = 0;
+		int unset = 0;
+		for (Map.Entry<String, RateLimitProperties.Region> entry : regions.entrySet()) {
+			Double share = entry.getValue().getShare();
+			if (share == null) {
+				unset++;
+			}
+			else if (!(share > 0 && share <= 1)) {
+				throw new InvalidRateLimitConfigurationException("ratelimit.regions." + entry.getKey() + ".share",
+						"must be in (0, 1] but was " + share, "Set it to the region's part of a shared limit, e.g. 0.5");
+			}
+			else {
+				set += share;
+			}
+		}
+		if (set > 1 + 1e-9) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.regions", "the shares add up to " + set
+					+ ", more than the whole limit", "Make the shares of ratelimit.regions.<name>.share add up to at"
+					+ " most 1");
+		}
+		Double own = regions.get(region).getShare();
+		return (own != null) ? own : (1 - set) / unset;
+	}
+
+	private RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader, double regionShare) {
 		String prefix = "ratelimit.rules." + name;
 		checkName(prefix, name);
 		Algorithm algorithm = rule.getAlgorithm().rateAlgorithm();
@@ -192,20 +244,26 @@ public final class RuleCompiler {
 					"the " + missing.propertyName().replace('-', ' ') + " is missing", fixOf(missing));
 		}
 		KeyResolver distinct = distinct(prefix, algorithm, rule, apiKeyHeader);
-		long limit = required(prefix + ".limit", rule.getLimit(), fixOf(Field.LIMIT));
-		Long burst = rule.getBurst();
-		if (burst != null && burst < 1) {
+		if (rule.getScope() == RateLimitProperties.Scope.GLOBAL) {
+			throw new InvalidRateLimitRuleException(prefix + ".scope", "global limits across regions are not"
+					+ " supported yet", "Use scope: share (each region enforces its share of the limit) or region");
+		}
+		double share = (rule.getScope() == RateLimitProperties.Scope.SHARE) ? regionShare : 1;
+		long limit = shareOf(share, required(prefix + ".limit", rule.getLimit(), fixOf(Field.LIMIT)));
+		Long configuredBurst = rule.getBurst();
+		if (configuredBurst != null && configuredBurst < 1) {
 			// the policy reads 0 as "the default"; written out, it is a mistake
-			throw new InvalidRateLimitRuleException(prefix + ".burst", "must be at least 1 but was " + burst,
+			throw new InvalidRateLimitRuleException(prefix + ".burst", "must be at least 1 but was " + configuredBurst,
 					fixOf(Field.BURST));
 		}
+		Long burst = (configuredBurst != null) ? shareOf(share, configuredBurst) : null;
 		RateLimitPolicy policy = policy(prefix, prefix + ".limit",
 				() -> new RateLimitPolicy(name, algorithm, limit, period, (burst != null) ? burst : 0,
 						rule.isSpreadWindows()));
 		Map<String, RateLimitPolicy> tiers = new LinkedHashMap<>();
 		rule.getTiers().forEach((tier, tierLimit) -> {
 			String property = prefix + ".tiers." + tier;
-			long value = required(property, tierLimit, "Set it to the tier's limit per period");
+			long value = shareOf(share, required(property, tierLimit, "Set it to the tier's limit per period"));
 			tiers.put(tier, policy(prefix, property, () -> new RateLimitPolicy(name, algorithm, value, period,
 					(burst != null) ? burst : 0, rule.isSpreadWindows())));
 		});
@@ -222,7 +280,57 @@ public final class RuleCompiler {
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
 				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct,
 				countWhen(prefix + ".count-when", rule.getCountWhen()),
-				waiting(prefix, algorithm, rule));
+				waiting(prefix, algorithm, rule), sync(prefix, algorithm, rule, policy));
+	}
+
+	/** Returns a region's share of a limit: rounded down, at least 1. */
+	private static long shareOf(double share, long limit) {
+		return (share >= 1) ? limit : Math.max(1, (long) Math.floor(limit * share + 1e-9));
+	}
+
+	/** The algorithms whose state takes a delta of units admitted elsewhere (Syncable in the reference maths). */
+	private static final Set<Algorithm> SYNCABLE = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
+			Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW_COUNTER);
+
+	private static @Nullable SyncSettings sync(String prefix, Algorithm algorithm, RateLimitProperties.Rule rule,
+			RateLimitPolicy policy) {
+		if (rule.getSync() != RateLimitProperties.SyncMode.LOCAL) {
+			return null;
+		}
+		if (!SYNCABLE.contains(algorithm)) {
+			throw new InvalidRateLimitRuleException(prefix + ".sync", algorithm.configName()
+					+ " cannot decide locally: " + whyNotSyncable(algorithm),
+					"Use sync: exact, or algorithm gcra, token-bucket, fixed-window or sliding-window-counter"
+							+ " (see docs/consistency.md)");
+		}
+		if (!rule.getMaxWait().isZero()) {
+			throw new InvalidRateLimitRuleException(prefix + ".sync",
+					"a rule that waits for a reserved slot (max-wait) needs the exact shared state",
+					"Use sync: exact, or remove max-wait");
+		}
+		Duration interval = rule.getSyncInterval();
+		if (interval == null || interval.isNegative() || interval.isZero()) {
+			throw new InvalidRateLimitRuleException(prefix + ".sync-interval", "must be positive but was " + interval,
+					"Set it to how often local admissions are sent to the shared store, e.g. 100ms");
+		}
+		Long threshold = rule.getSyncThreshold();
+		if (threshold != null && threshold < 1) {
+			throw new InvalidRateLimitRuleException(prefix + ".sync-threshold",
+					"must be at least 1 but was " + threshold,
+					"Set it to the unsynchronized units of one key that send a flush at once, or leave it unset for"
+							+ " 10% of the limit");
+		}
+		return new SyncSettings(interval, (threshold != null) ? threshold : Math.max(1, policy.limit() / 10));
+	}
+
+	private static String whyNotSyncable(Algorithm algorithm) {
+		return switch (algorithm) {
+			case SLIDING_WINDOW_LOG -> "its state is each admission's time, which a count of units sent later lacks";
+			case CONCURRENCY -> "a lease must be known to every instance while it is held, to be released";
+			case DISTINCT -> "a value counts once whichever instance saw it, which counts per instance cannot tell";
+			case LEAKY_BUCKET -> "not supported yet (its state would take a delta as the token bucket's does)";
+			default -> "its state takes no delta";
+		};
 	}
 
 	/**

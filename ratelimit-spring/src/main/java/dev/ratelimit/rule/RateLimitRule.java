@@ -12,6 +12,7 @@ import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitRequest;
 import dev.ratelimit.resilience.StoreFailureMode;
+import dev.ratelimit.sync.SyncSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,11 +34,13 @@ import org.jspecify.annotations.Nullable;
  * @param countWhen which outcomes of an admitted request count ({@code count-when}; the others are refunded when it
  * ends), or {@code null} when every admitted request counts
  * @param waiting how long its requests may wait for a reserved slot, and how many at once
+ * @param sync how it flushes when it decides from this instance's local views ({@code sync: local}), or {@code null}
+ * when the shared store decides it exactly (the default)
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
 		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
-		@Nullable CountWhen countWhen, RuleWaiting waiting) {
+		@Nullable CountWhen countWhen, RuleWaiting waiting, @Nullable SyncSettings sync) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
@@ -83,6 +86,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		builder.distinct = this.distinct;
 		builder.countWhen = this.countWhen;
 		builder.waiting = this.waiting;
+		builder.sync = this.sync;
 		return builder;
 	}
 
@@ -200,6 +204,8 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 
 		private RuleWaiting waiting = RuleWaiting.NONE;
 
+		private @Nullable SyncSettings sync;
+
 		private Builder(String name, RateLimitPolicy policy) {
 			this.name = name;
 			this.policy = policy;
@@ -283,13 +289,20 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			return this;
 		}
 
+		/** Sets how it flushes when it decides from local views, or {@code null} to decide exactly (the default). */
+		public Builder sync(@Nullable SyncSettings sync) {
+			this.sync = sync;
+			return this;
+		}
+
 		/**
 		 * Returns the rule.
 		 * @throws IllegalArgumentException when the components do not fit together (see the record's constructor)
 		 */
 		public RateLimitRule build() {
 			return new RateLimitRule(this.name, this.match, this.key, this.policy, this.tiers, this.tierKey, this.cost,
-					this.mode, this.onStoreFailure, this.phase, this.status, this.distinct, this.countWhen, this.waiting);
+					this.mode, this.onStoreFailure, this.phase, this.status, this.distinct, this.countWhen, this.waiting,
+					this.sync);
 		}
 
 	}

@@ -56,7 +56,8 @@ class RateLimitRuleBuilderTests {
 		assertThat(rule.toBuilder().build()).isEqualTo(rule);
 		assertThat(rule.toBuilder().mode(RuleMode.ENFORCE).build()).isEqualTo(new RateLimitRule(rule.name(),
 				rule.match(), rule.key(), rule.policy(), rule.tiers(), rule.tierKey(), rule.cost(), RuleMode.ENFORCE,
-				rule.onStoreFailure(), rule.phase(), rule.status(), rule.distinct(), rule.countWhen(), rule.waiting()));
+				rule.onStoreFailure(), rule.phase(), rule.status(), rule.distinct(), rule.countWhen(), rule.waiting(),
+				rule.sync()));
 	}
 
 	@Test

@@ -20,6 +20,7 @@ import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStoreBuilder;
 import dev.ratelimit.redis.RedisStoreConnection;
 import dev.ratelimit.store.StoreRateLimiter;
+import dev.ratelimit.test.Hammer;
 import dev.ratelimit.test.TcpProxy;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
@@ -62,21 +63,22 @@ class LocalSyncIntegrationTests {
 	@Test
 	void fourInstancesOnOneHotKeyStayWithinTheBoundAndNearTheExactMode(RedisEndpoint redis) throws Exception {
 		RateLimitPolicy policy = RateLimitPolicy.of("hot", Algorithm.GCRA, 1000, Duration.ofSeconds(1));
-		Run exact = hammer(policy, "exact-" + UUID.randomUUID(), exactInstances(redis));
-		Run local = hammer(policy, "local-" + UUID.randomUUID(), localInstances(redis, policy));
+		Hammer.Run exact = hammer(policy, "exact-" + UUID.randomUUID(), exactInstances(redis));
+		Hammer.Run local = hammer(policy, "local-" + UUID.randomUUID(), localInstances(redis, policy));
 		// the most any limiter may admit in a run: the burst, plus the rate over the run's measured length
 		long exactLimit = policy.capacity()
-				+ -Math.floorDiv(-Math.max(exact.nanos, local.nanos) * policy.limit(), TimeUnit.SECONDS.toNanos(1));
+				+ -Math.floorDiv(-Math.max(exact.nanos(), local.nanos()) * policy.limit(), TimeUnit.SECONDS.toNanos(1));
 		long bound = INSTANCES * SETTINGS.threshold()
 				+ SETTINGS.interval().toNanos() * policy.limit() / TimeUnit.SECONDS.toNanos(1);
 		System.out.printf("exact: %d admitted of %d decisions; local: %d admitted of %d decisions; exact limit %d,"
-				+ " bound %d (over-admission %d, %.2f%% of the exact mode)%n", exact.admitted, exact.decisions,
-				local.admitted, local.decisions, exactLimit, bound, local.admitted - exactLimit,
-				100.0 * local.admitted / exact.admitted);
-		assertThat(local.admitted).as("local: at most the exact limit plus the bound").isLessThanOrEqualTo(exactLimit + bound);
-		assertThat(local.admitted).as("local: at least 95% of the exact mode")
-			.isGreaterThanOrEqualTo(exact.admitted * 95 / 100);
-		assertThat(exact.admitted).as("exact").isLessThanOrEqualTo(exactLimit);
+				+ " bound %d (over-admission %d, %.2f%% of the exact mode)%n", exact.admitted(), exact.decisions(),
+				local.admitted(), local.decisions(), exactLimit, bound, local.admitted() - exactLimit,
+				100.0 * local.admitted() / exact.admitted());
+		assertThat(local.admitted()).as("local: at most the exact limit plus the bound")
+			.isLessThanOrEqualTo(exactLimit + bound);
+		assertThat(local.admitted()).as("local: at least 95% of the exact mode")
+			.isGreaterThanOrEqualTo(exact.admitted() * 95 / 100);
+		assertThat(exact.admitted()).as("exact").isLessThanOrEqualTo(exactLimit);
 	}
 
 	@Test
@@ -179,34 +181,12 @@ class LocalSyncIntegrationTests {
 		return store;
 	}
 
-	private Run hammer(RateLimitPolicy policy, String subject, List<RateLimiter> instances) throws Exception {
-		AtomicLong admitted = new AtomicLong();
-		AtomicLong decisions = new AtomicLong();
-		ExecutorService pool = Executors.newFixedThreadPool(INSTANCES * THREADS);
-		List<Future<?>> workers = new ArrayList<>();
-		long started = System.nanoTime();
-		long deadline = started + RUN.toNanos();
-		for (int i = 0; i < INSTANCES * THREADS; i++) {
+	private static Hammer.Run hammer(RateLimitPolicy policy, String subject, List<RateLimiter> instances)
+			throws Exception {
+		return Hammer.run(INSTANCES * THREADS, RUN, (i) -> {
 			RateLimiter limiter = instances.get(i % INSTANCES);
-			workers.add(pool.submit(() -> {
-				while (System.nanoTime() < deadline) {
-					if (limiter.evaluate(RateLimitCheck.of(policy, subject)).allowed()) {
-						admitted.incrementAndGet();
-					}
-					decisions.incrementAndGet();
-				}
-			}));
-		}
-		for (Future<?> worker : workers) {
-			worker.get(RUN.toSeconds() + 60, TimeUnit.SECONDS);
-		}
-		long nanos = System.nanoTime() - started;
-		pool.shutdown();
-		return new Run(admitted.get(), decisions.get(), nanos);
-	}
-
-	/** What a run admitted and decided, and how long it lasted, from before the first decision to after the last. */
-	private record Run(long admitted, long decisions, long nanos) {
+			return () -> limiter.evaluate(RateLimitCheck.of(policy, subject)).allowed();
+		});
 	}
 
 }

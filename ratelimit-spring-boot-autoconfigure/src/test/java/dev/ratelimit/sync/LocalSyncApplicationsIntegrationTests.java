@@ -4,15 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.test.Hammer;
 import dev.ratelimit.test.redis.RedisEndpoint;
 import dev.ratelimit.test.redis.RedisStandaloneTest;
 import org.junit.jupiter.api.AfterEach;
@@ -59,54 +56,32 @@ class LocalSyncApplicationsIntegrationTests {
 				.run());
 		}
 		String subject = "app-" + UUID.randomUUID();
-		Run exact = hammer("hot-exact", subject);
-		Run local = hammer("hot-local", subject);
+		Hammer.Run exact = hammer("hot-exact", subject);
+		Hammer.Run local = hammer("hot-local", subject);
 		RateLimitRule rule = this.contexts.get(0).getBean(RateLimitRules.class).get("hot-local").orElseThrow();
 		SyncSettings sync = rule.sync();
 		assertThat(sync).isEqualTo(new SyncSettings(Duration.ofMillis(100), 100));
 		long perSecond = rule.policy().limit();
 		long exactLimit = rule.policy().capacity()
-				+ -Math.floorDiv(-Math.max(exact.nanos, local.nanos) * perSecond, TimeUnit.SECONDS.toNanos(1));
+				+ -Math.floorDiv(-Math.max(exact.nanos(), local.nanos()) * perSecond, TimeUnit.SECONDS.toNanos(1));
 		long bound = CONTEXTS * sync.threshold() + sync.interval().toNanos() * perSecond / TimeUnit.SECONDS.toNanos(1);
 		System.out.printf("contexts: exact %d admitted of %d decisions; local %d admitted of %d decisions; exact limit"
-				+ " %d, bound %d (over-admission %d, %.2f%% of the exact mode)%n", exact.admitted, exact.decisions,
-				local.admitted, local.decisions, exactLimit, bound, local.admitted - exactLimit,
-				100.0 * local.admitted / exact.admitted);
-		assertThat(local.admitted).as("local: at most the exact limit plus the bound")
+				+ " %d, bound %d (over-admission %d, %.2f%% of the exact mode)%n", exact.admitted(), exact.decisions(),
+				local.admitted(), local.decisions(), exactLimit, bound, local.admitted() - exactLimit,
+				100.0 * local.admitted() / exact.admitted());
+		assertThat(local.admitted()).as("local: at most the exact limit plus the bound")
 			.isLessThanOrEqualTo(exactLimit + bound);
-		assertThat(local.admitted).as("local: at least 95% of the exact mode")
-			.isGreaterThanOrEqualTo(exact.admitted * 95 / 100);
+		assertThat(local.admitted()).as("local: at least 95% of the exact mode")
+			.isGreaterThanOrEqualTo(exact.admitted() * 95 / 100);
 	}
 
-	private Run hammer(String ruleName, String subject) throws Exception {
-		AtomicLong admitted = new AtomicLong();
-		AtomicLong decisions = new AtomicLong();
-		ExecutorService pool = Executors.newFixedThreadPool(CONTEXTS * THREADS);
-		List<Future<?>> workers = new ArrayList<>();
-		long started = System.nanoTime();
-		long deadline = started + RUN.toNanos();
-		for (int i = 0; i < CONTEXTS * THREADS; i++) {
+	private Hammer.Run hammer(String ruleName, String subject) throws Exception {
+		return Hammer.run(CONTEXTS * THREADS, RUN, (i) -> {
 			ConfigurableApplicationContext context = this.contexts.get(i % CONTEXTS);
 			RateLimiter limiter = context.getBean(RateLimiter.class);
 			RateLimitRule rule = context.getBean(RateLimitRules.class).get(ruleName).orElseThrow();
-			workers.add(pool.submit(() -> {
-				while (System.nanoTime() < deadline) {
-					if (limiter.evaluate(rule.check(rule.policy(), subject, 1)).allowed()) {
-						admitted.incrementAndGet();
-					}
-					decisions.incrementAndGet();
-				}
-			}));
-		}
-		for (Future<?> worker : workers) {
-			worker.get(RUN.toSeconds() + 60, TimeUnit.SECONDS);
-		}
-		long nanos = System.nanoTime() - started;
-		pool.shutdown();
-		return new Run(admitted.get(), decisions.get(), nanos);
-	}
-
-	private record Run(long admitted, long decisions, long nanos) {
+			return () -> limiter.evaluate(rule.check(rule.policy(), subject, 1)).allowed();
+		});
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)

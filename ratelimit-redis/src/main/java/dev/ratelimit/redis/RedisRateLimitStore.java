@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -26,6 +27,10 @@ import dev.ratelimit.lease.LeaseIds;
 import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.store.RateLimitStoreException;
 import dev.ratelimit.store.StoreNodes;
+import dev.ratelimit.region.RegionBackend;
+import dev.ratelimit.region.RegionEntries;
+import dev.ratelimit.region.RegionReply;
+import dev.ratelimit.region.RegionState;
 import dev.ratelimit.sync.SyncBackend;
 import dev.ratelimit.sync.SyncFlush;
 import dev.ratelimit.sync.SyncReply;
@@ -52,7 +57,7 @@ import org.jspecify.annotations.Nullable;
  * a connection that rejects commands while disconnected instead of queueing them for after the reconnect
  * (see {@code docs/resilience.md}); on a connection that queues, a given-up call cancels its commands still queued.
  */
-public class RedisRateLimitStore implements RateLimitStore, SyncBackend, AutoCloseable {
+public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionBackend, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
@@ -67,6 +72,8 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, AutoClo
 	private final ScriptsInUse scripts = new ScriptsInUse();
 
 	private final SyncScript syncScript = new SyncScript();
+
+	private final RegionScript regionScript = new RegionScript();
 
 	private final SlotGroupedEvaluation slotGrouped = new SlotGroupedEvaluation(this.scripts);
 
@@ -472,6 +479,93 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, AutoClo
 			}));
 	}
 
+	/**
+	 * Decides checks of {@code scope: global} rules on the merged region entries of their keys ({@code region.lua}),
+	 * kept in a hash beside each key, {@code <key>:g} (same slot). In a Cluster, checks whose keys lie in different
+	 * slots are decided by one call per slot: the reply is then admitted only if every call was, and the entries that
+	 * a call counted stand in it for the caller to give back.
+	 * @param checks the checks
+	 * @param region this region
+	 * @param commit {@code false} to only read
+	 * @return the merged states and this region's entries after the call
+	 */
+	@Override
+	public CompletableFuture<RegionReply> count(List<RateLimitCheck> checks, String region, boolean commit) {
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keys = keys(checks, (check) -> key(check.policy(), check.subject()) + ":g");
+		return perSlot(commands, keys, checks, (groupKeys, group) -> this.regionScript.count(commands, groupKeys,
+				group, region, commit, now));
+	}
+
+	/**
+	 * Gives units of {@code scope: global} rules back under this region's refund entries.
+	 * @param consumptions what was counted
+	 * @param region this region
+	 * @return the merged states after, with this region's refund entries
+	 */
+	@Override
+	public CompletableFuture<RegionReply> refund(List<Consumption> consumptions, String region) {
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keys = keys(consumptions,
+				(consumption) -> key(consumption.policy(), consumption.subject()) + ":g");
+		return perSlot(commands, keys, consumptions, (groupKeys, group) -> this.regionScript.refund(commands,
+				groupKeys, group, region, now));
+	}
+
+	/**
+	 * Merges another region's entries into this Redis, keeping the larger value per field.
+	 * @param entries the entries, one element per key
+	 * @return done when merged
+	 */
+	@Override
+	public CompletableFuture<Void> merge(List<RegionEntries> entries) {
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keys = keys(entries, (element) -> key(element.policy(), element.subject()) + ":g");
+		return perSlot(commands, keys, entries, (groupKeys, group) -> this.regionScript
+			.merge(commands, groupKeys, group, now)
+			.thenApply((done) -> new RegionReply(0, true, List.of()))).thenAccept((reply) -> {
+			});
+	}
+
+	/** Runs a region script once for all items, or in a Cluster once per slot, and joins the replies in order. */
+	private <T> CompletableFuture<RegionReply> perSlot(IssuedCommands commands, byte[][] keys, List<T> items,
+			BiFunction<byte[][], List<T>, CompletableFuture<RegionReply>> run) {
+		if (!this.connection.isCluster() || oneSlot(keys)) {
+			return commands.abandonWhenCancelled(inOrder(() -> run.apply(keys, items)));
+		}
+		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+		for (int i = 0; i < keys.length; i++) {
+			slots.computeIfAbsent(SlotHash.getSlot(keys[i]), (slot) -> new ArrayList<>()).add(i);
+		}
+		List<List<Integer>> groups = new ArrayList<>(slots.values());
+		List<CompletableFuture<RegionReply>> calls = new ArrayList<>(groups.size());
+		for (List<Integer> group : groups) {
+			byte[][] groupKeys = group.stream().map((i) -> keys[i]).toArray(byte[][]::new);
+			calls.add(run.apply(groupKeys, group.stream().map(items::get).toList()));
+		}
+		return commands.abandonWhenCancelled(CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+			.thenApply((done) -> {
+				RegionState[] states = new RegionState[items.size()];
+				long time = 0;
+				boolean admitted = true;
+				boolean stated = false;
+				for (int g = 0; g < groups.size(); g++) {
+					RegionReply reply = calls.get(g).join();
+					time = Math.max(time, reply.nowMicros());
+					admitted &= reply.admitted();
+					for (int j = 0; j < reply.states().size(); j++) {
+						states[groups.get(g).get(j)] = reply.states().get(j);
+						stated = true;
+					}
+				}
+				// a merge replies no states
+				return new RegionReply(time, admitted, stated ? Arrays.asList(states) : List.of());
+			}));
+	}
+
 	/** The keys of some flushes (all, or a group's) and their entries hashes, in pairs. */
 	private static byte[][] syncKeys(String[] keys, @Nullable List<Integer> group) {
 		int n = (group != null) ? group.size() : keys.length;
@@ -492,7 +586,8 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, AutoClo
 	public void loadScripts() {
 		IssuedCommands commands = call();
 		await(commands.abandonWhenCancelled(CompletableFuture.allOf(this.scripts.general().load(commands),
-				this.scripts.gcra().load(commands), this.scripts.leases().load(commands), this.syncScript.load(commands))));
+				this.scripts.gcra().load(commands), this.scripts.leases().load(commands), this.syncScript.load(commands),
+				this.regionScript.load(commands))));
 	}
 
 	@Override
@@ -502,7 +597,7 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, AutoClo
 		IssuedCommands commands = call();
 		await(commands.abandonWhenCancelled(inOrder(() -> commands.issue((redis) -> redis
 			.del(key.getBytes(StandardCharsets.UTF_8), (key + ":w").getBytes(StandardCharsets.UTF_8),
-					(key + ":s").getBytes(StandardCharsets.UTF_8))))));
+					(key + ":s").getBytes(StandardCharsets.UTF_8), (key + ":g").getBytes(StandardCharsets.UTF_8))))));
 	}
 
 	/**

@@ -188,22 +188,49 @@ public final class RegionalStore implements RateLimitStore, AutoCloseable {
 		return counted.thenCompose((reply) -> {
 			List<Decision> globalDecisions = RegionCounters.decisions(globalChecks, reply);
 			if (!reply.admitted()) {
-				// denied here: the shared checks are reported without the request, as a store reports its other checks
-				return this.store.peekAsync(sharedChecks.stream().map((check) -> check.withCost(0)).toList())
+				return peekWithout(sharedChecks)
 					.thenApply((shared) -> merge(checks.size(), globalIndexes, globalDecisions, sharedIndexes, shared));
 			}
 			CompletableFuture<List<Decision>> sharedCall = commit ? this.store.evaluateAsync(sharedChecks)
 					: this.store.peekAsync(sharedChecks);
 			return sharedCall.thenCompose((shared) -> {
-				if (!commit || admitted(sharedChecks, shared)) {
+				if (admitted(sharedChecks, shared)) {
 					return CompletableFuture.completedFuture(
 							merge(checks.size(), globalIndexes, globalDecisions, sharedIndexes, shared));
 				}
-				return giveBack(globalChecks, reply).thenApply((ignored) -> merge(checks.size(), globalIndexes,
-						RegionCounters.decisions(globalChecks.stream().map((check) -> check.withCost(0)).toList(),
-								reply),
-						sharedIndexes, shared));
+				// denied there: the global checks are reported without the request, whose units they give back
+				List<Decision> without = RegionCounters.decisions(globalChecks,
+						new RegionReply(reply.nowMicros(), false, reply.states()));
+				CompletableFuture<Void> back = commit ? giveBack(globalChecks, reply)
+						: CompletableFuture.completedFuture(null);
+				return back.thenApply((ignored) -> merge(checks.size(), globalIndexes, without, sharedIndexes, shared));
 			});
+		});
+	}
+
+	/**
+	 * Reports the shared checks of a request denied here as a store reports the checks of a denied request: each that
+	 * would not fit as denied, each that would as a look without the request.
+	 */
+	private CompletableFuture<List<Decision>> peekWithout(List<RateLimitCheck> checks) {
+		return this.store.peekAsync(checks).thenCompose((decisions) -> {
+			List<Integer> fitting = new ArrayList<>();
+			for (int i = 0; i < checks.size(); i++) {
+				if (decisions.get(i).allowed() && checks.get(i).cost() > 0) {
+					fitting.add(i);
+				}
+			}
+			if (fitting.isEmpty()) {
+				return CompletableFuture.completedFuture(decisions);
+			}
+			return this.store.peekAsync(fitting.stream().map((i) -> checks.get(i).withCost(0)).toList())
+				.thenApply((looks) -> {
+					List<Decision> reported = new ArrayList<>(decisions);
+					for (int j = 0; j < fitting.size(); j++) {
+						reported.set(fitting.get(j), looks.get(j));
+					}
+					return reported;
+				});
 		});
 	}
 

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import dev.ratelimit.redis.RedisMemory;
+import dev.ratelimit.region.PeerStatus;
 import dev.ratelimit.resilience.StoreNodeStatus;
 import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.store.StoreState;
@@ -22,7 +23,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * ({@code nodes}: its address and slots, who decides for its keys, its circuit) and list the unavailable ones
  * ({@code unavailableNodes}), while the state is {@code partial}. With Redis, the details also show each node's memory (its {@code maxmemory-policy}, {@code used_memory} and
  * {@code maxmemory}, as last read), and {@code reason: out of memory} while Redis refuses the limiter's writes for
- * memory.
+ * memory. With {@code scope: global} rules, {@code regions} shows how replication to each other region stands and
+ * {@code unreachableRegions} names those it cannot reach: still UP, since each region keeps deciding on what it has.
  */
 public class RateLimitHealthIndicator implements HealthIndicator {
 
@@ -31,6 +33,8 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 	private final String store;
 
 	private final Supplier<List<RedisMemory>> memory;
+
+	private final Supplier<List<PeerStatus>> regions;
 
 	/**
 	 * @param status who decides
@@ -46,9 +50,21 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 	 * @param memory the last reading of the memory of each Redis node, none without Redis
 	 */
 	public RateLimitHealthIndicator(StoreStatus status, String store, Supplier<List<RedisMemory>> memory) {
+		this(status, store, memory, List::of);
+	}
+
+	/**
+	 * @param status who decides
+	 * @param store the store's name as shown
+	 * @param memory the last reading of the memory of each Redis node, none without Redis
+	 * @param regions how replication to each other region stands, none without {@code scope: global} rules
+	 */
+	public RateLimitHealthIndicator(StoreStatus status, String store, Supplier<List<RedisMemory>> memory,
+			Supplier<List<PeerStatus>> regions) {
 		this.status = status;
 		this.store = store;
 		this.memory = memory;
+		this.regions = regions;
 	}
 
 	@Override
@@ -84,7 +100,30 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 				health.withDetail("reason", "out of memory");
 			}
 		}
+		List<PeerStatus> peers = this.regions.get();
+		if (!peers.isEmpty()) {
+			Map<String, Object> regions = new LinkedHashMap<>();
+			for (PeerStatus peer : peers) {
+				regions.put(peer.region(), peerDetails(peer));
+			}
+			health.withDetail("regions", regions);
+			List<String> unreachable = peers.stream().filter((peer) -> !peer.reachable()).map(PeerStatus::region).toList();
+			if (!unreachable.isEmpty()) {
+				health.withDetail("unreachableRegions", unreachable);
+			}
+		}
 		return health.build();
+	}
+
+	private static Map<String, Object> peerDetails(PeerStatus peer) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("reachable", peer.reachable());
+		details.put("pending", peer.pending());
+		details.put("lag", peer.lag().toString());
+		if (peer.lastFailure() != null) {
+			details.put("lastFailure", peer.lastFailure());
+		}
+		return details;
 	}
 
 	private static Map<String, Object> nodeDetails(StoreNodeStatus node) {

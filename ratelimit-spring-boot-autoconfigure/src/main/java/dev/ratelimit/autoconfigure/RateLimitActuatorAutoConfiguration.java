@@ -9,6 +9,7 @@ import dev.ratelimit.actuate.AdaptiveConcurrencyMetrics;
 import dev.ratelimit.actuate.OverrideFieldsAdvisor;
 import dev.ratelimit.actuate.RateLimitHealthIndicator;
 import dev.ratelimit.actuate.RateLimitMetrics;
+import dev.ratelimit.actuate.RateLimitRegionMetrics;
 import dev.ratelimit.actuate.RateLimitSyncMetrics;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
@@ -96,10 +97,11 @@ public final class RateLimitActuatorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "ratelimitHealthIndicator")
 		RateLimitHealthIndicator ratelimitHealthIndicator(ObjectProvider<StoreStatus> status, RateLimitStore store,
-				ObjectProvider<RedisMemoryMonitor> memory) {
+				ObjectProvider<RedisMemoryMonitor> memory, ObjectProvider<GlobalRegions> regions) {
 			RedisMemoryMonitor monitor = memory.getIfUnique();
+			GlobalRegions global = regions.getIfAvailable();
 			return new RateLimitHealthIndicator(status.getIfUnique(StoreStatus::local), storeName(store),
-					(monitor != null) ? monitor::readings : List::of);
+					(monitor != null) ? monitor::readings : List::of, (global != null) ? global::peers : List::of);
 		}
 
 	}
@@ -134,6 +136,13 @@ public final class RateLimitActuatorAutoConfiguration {
 				LocalSyncViews current = views.getIfAvailable();
 				return (current != null) ? current.store() : null;
 			}, System::nanoTime);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBean(GlobalRegions.class)
+		RateLimitRegionMetrics rateLimitRegionMetrics(MeterRegistry registry, GlobalRegions regions) {
+			return new RateLimitRegionMetrics(registry, regions.store());
 		}
 
 		@Bean

@@ -156,6 +156,13 @@ public final class RateLimitAutoConfiguration {
 					"Add spring-boot-starter-data-redis (with Lettuce) and configure spring.data.redis.*, or set"
 							+ " ratelimit.store to auto or local");
 		}
+		properties.getRules().forEach((name, rule) -> {
+			if (rule.getScope() == RateLimitProperties.Scope.GLOBAL) {
+				throw new InvalidRateLimitConfigurationException("ratelimit.rules." + name + ".scope",
+						"a global limit is counted in each region's Redis, and this instance keeps its limits in memory",
+						"Use the Redis store (spring-boot-starter-data-redis), or scope: region or share");
+			}
+		});
 		if (properties.getLocal().getMaximumEntries() < 1) {
 			throw new InvalidRateLimitConfigurationException("ratelimit.local.maximum-entries", "must be at least 1",
 					"Set it to the number of subjects to keep in memory, e.g. 100000");

@@ -17,6 +17,7 @@ import dev.ratelimit.web.HeaderStyle;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.web.bind.annotation.RequestMethod;
 
 /**
@@ -60,13 +61,21 @@ public class RateLimitProperties {
 
 	private final Sync sync = new Sync();
 
-	/** This instance's region, among {@code ratelimit.regions}; needed by rules with {@code scope: share}. */
+	/**
+	 * This instance's region, among {@code ratelimit.regions}; needed by rules with {@code scope: share} or
+	 * {@code global}.
+	 */
 	private @Nullable String region;
 
 	/**
-	 * Every region of the deployment, by name (each with its own Redis), for rules with {@code scope: share}.
+	 * Every region of the deployment, by name (each with its own Redis), for rules with {@code scope: share} or
+	 * {@code global}; {@code ratelimit.regions.replication-interval} (a duration, not a region) is how often a region
+	 * ships its entries of global rules to the others.
 	 */
 	private Map<String, Region> regions = new LinkedHashMap<>();
+
+	/** The key under {@code ratelimit.regions} that holds the replication interval rather than a region. */
+	static final String REPLICATION_INTERVAL = "replication-interval";
 
 	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
@@ -151,6 +160,26 @@ public class RateLimitProperties {
 
 	public void setRegions(Map<String, Region> regions) {
 		this.regions = regions;
+	}
+
+	/**
+	 * Returns the regions of the deployment: {@link #getRegions()} without the replication interval.
+	 * @return the regions by name, in the order written
+	 */
+	public Map<String, Region> deploymentRegions() {
+		Map<String, Region> regions = new LinkedHashMap<>(this.regions);
+		regions.remove(REPLICATION_INTERVAL);
+		return regions;
+	}
+
+	/**
+	 * Returns how often a region ships its entries of {@code scope: global} rules to the other regions:
+	 * {@code ratelimit.regions.replication-interval}, 100 ms by default.
+	 * @return the interval
+	 */
+	public Duration replicationInterval() {
+		Region entry = this.regions.get(REPLICATION_INTERVAL);
+		return (entry != null && entry.interval != null) ? entry.interval : Duration.ofMillis(100);
 	}
 
 	public Local getLocal() {
@@ -824,7 +853,7 @@ public class RateLimitProperties {
 
 		/**
 		 * Where the limit holds: 'region' (each region on its own, the default) or 'share' (across the regions of
-		 * ratelimit.regions, each enforcing its share); 'global' is not supported yet.
+		 * ratelimit.regions, each enforcing its share) or 'global' (counted in every region, replicated between them).
 		 */
 		private Scope scope = Scope.REGION;
 
@@ -1045,10 +1074,29 @@ public class RateLimitProperties {
 		private @Nullable Double share;
 
 		/**
-		 * The region's Redis, as spring.data.redis.url takes it (this region's own entry needs none): for scope:
-		 * global, which is not supported yet; a region with neither a share nor a url can be listed with it.
+		 * The region's Redis, as spring.data.redis.url takes it ({@code redis://[user:password@]host:port[/database]},
+		 * {@code rediss://} for SSL), for {@code scope: global}; this region's own entry needs none (its Redis is
+		 * spring.data.redis.*). Takes precedence over host, port, username, password and ssl.
 		 */
 		private @Nullable String url;
+
+		/** The region's Redis host, when no url is given. */
+		private @Nullable String host;
+
+		/** The region's Redis port, when no url is given. */
+		private int port = 6379;
+
+		/** The user name for the region's Redis, when no url is given. */
+		private @Nullable String username;
+
+		/** The password of the region's Redis, when no url is given. */
+		private @Nullable String password;
+
+		/** Whether to connect to the region's Redis over SSL, when no url is given. */
+		private boolean ssl;
+
+		/** Set only on the {@code replication-interval} entry, which is a duration rather than a region. */
+		private @Nullable Duration interval;
 
 		public @Nullable String getUrl() {
 			return this.url;
@@ -1066,6 +1114,59 @@ public class RateLimitProperties {
 			this.share = share;
 		}
 
+		public @Nullable String getHost() {
+			return this.host;
+		}
+
+		public void setHost(@Nullable String host) {
+			this.host = host;
+		}
+
+		public int getPort() {
+			return this.port;
+		}
+
+		public void setPort(int port) {
+			this.port = port;
+		}
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+		public boolean isSsl() {
+			return this.ssl;
+		}
+
+		public void setSsl(boolean ssl) {
+			this.ssl = ssl;
+		}
+
+		/**
+		 * Returns the entry that {@code ratelimit.regions.replication-interval=<duration>} binds to (the binder converts
+		 * a value written directly under {@code ratelimit.regions} with this method).
+		 * @param interval the interval, such as {@code 100ms}
+		 * @return the entry
+		 * @throws IllegalArgumentException when it is not a duration
+		 */
+		public static Region valueOf(String interval) {
+			Region entry = new Region();
+			entry.interval = DurationStyle.detectAndParse(interval);
+			return entry;
+		}
+
 	}
 
 	/** Where a rule's limit holds. */
@@ -1077,7 +1178,10 @@ public class RateLimitProperties {
 		/** Across regions, each region enforcing its share of the limit ({@code ratelimit.regions.<name>.share}). */
 		SHARE,
 
-		/** Across regions, counted in every region and replicated between them: not supported yet. */
+		/**
+		 * Across regions: each region counts in its own Redis under its own entry and replicates its entries to the
+		 * others every {@code ratelimit.regions.replication-interval}; fixed window and sliding window counter.
+		 */
 		GLOBAL
 
 	}

@@ -2,7 +2,13 @@ package dev.ratelimit.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.InvalidRateLimitConfigurationException;
@@ -13,6 +19,9 @@ import dev.ratelimit.redis.RedisBatching;
 import dev.ratelimit.redis.RedisMemoryMonitor;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStoreBuilder;
+import dev.ratelimit.redis.RedisStoreConnection;
+import dev.ratelimit.region.RegionBackend;
+import dev.ratelimit.region.RegionalStore;
 import dev.ratelimit.redis.SpringDataRedisConnection;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.ResilientRateLimiterBuilder;
@@ -29,6 +38,12 @@ import dev.ratelimit.sync.SyncListener;
 import dev.ratelimit.sync.SyncSettings;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -79,11 +94,14 @@ public final class RateLimitRedisAutoConfiguration {
 	ResilientRateLimiter rateLimiter(RateLimitStore rateLimitStore, RateLimitRules rules,
 			RateLimitProperties properties, ObjectProvider<Clock> clock, ObjectProvider<RateLimitListener> listeners,
 			ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
-			ObjectProvider<ResilientRateLimiterBuilderCustomizer> customizers, ObjectProvider<LocalSyncViews> localSync) {
+			ObjectProvider<ResilientRateLimiterBuilderCustomizer> customizers, ObjectProvider<LocalSyncViews> localSync,
+			ObjectProvider<GlobalRegions> globalRegions) {
 		RateLimitProperties.DenyCache denyCache = properties.getDenyCache();
 		LocalSyncViews views = localSync.getIfAvailable();
+		GlobalRegions regions = globalRegions.getIfAvailable();
+		RateLimitStore decidingStore = (views != null) ? views.store() : rateLimitStore;
 		ResilientRateLimiterBuilder builder = ResilientRateLimiter
-			.builder((views != null) ? views.store() : rateLimitStore)
+			.builder((regions != null) ? regions.store() : decidingStore)
 			.fallbackStore(new LocalRateLimitStore(properties.getLocal().getMaximumEntries(),
 					clock.getIfAvailable(Clock::systemUTC)))
 			.failureModes((name) -> rules.get(name).map(RateLimitRule::onStoreFailure).orElse(StoreFailureMode.LOCAL))
@@ -127,6 +145,100 @@ public final class RateLimitRedisAutoConfiguration {
 		return new LocalSyncViews(new LocalSyncStore(rateLimitStore, backend,
 				(name) -> rules.get(name).map(RateLimitRule::sync).orElse(null), properties.getSync().getMaxKeys(),
 				tick, listener.getIfAvailable(() -> SyncListener.NONE)));
+	}
+
+	/**
+	 * Decides the rules with {@code scope: global} on every region's entries in this region's Redis, and replicates
+	 * this region's entries to the other regions' Redis every {@code ratelimit.regions.replication-interval}; created
+	 * only when a rule has {@code scope: global}.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(GlobalRegions.class)
+	@Conditional(OnGlobalRulesCondition.class)
+	GlobalRegions rateLimitGlobalRegions(RateLimitStore rateLimitStore, RateLimitProperties properties,
+			ObjectProvider<LocalSyncViews> localSync) {
+		if (!(rateLimitStore instanceof RegionBackend backend)) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.rules.<name>.scope",
+					"the rate limit store " + rateLimitStore.getClass().getName() + " keeps no region entries",
+					"Use the Redis store, or scope: region or share");
+		}
+		RuleCompiler.checkPeers(properties);
+		Duration interval = properties.replicationInterval();
+		if (interval.isNegative() || interval.isZero()) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.regions.replication-interval",
+					"must be positive but was " + interval, "Set how often a region ships its entries, e.g. 100ms");
+		}
+		// a link between regions may take a good part of a second: at least 2 s for a connection or a replication call
+		Duration storeTimeout = rateLimitStore.timeout();
+		Duration timeout = (storeTimeout != null && storeTimeout.compareTo(PEER_TIMEOUT) > 0) ? storeTimeout
+				: PEER_TIMEOUT;
+		List<AutoCloseable> resources = new ArrayList<>();
+		Map<String, RegionBackend> peers = new LinkedHashMap<>();
+		// reconnects within a second of a peer's return, as for this region's Redis
+		ClientResources clientResources = ClientResources.builder()
+			.reconnectDelay(Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+			.build();
+		properties.deploymentRegions().forEach((name, region) -> {
+			if (!name.equals(properties.getRegion())) {
+				RedisURI uri = peerUri(name, region, timeout);
+				RedisClient client = RedisClient.create(clientResources, uri);
+				client.setOptions(ClientOptions.builder()
+					.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+					.socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+					.timeoutOptions(TimeoutOptions.enabled(timeout))
+					.build());
+				RedisRateLimitStore peer = new RedisRateLimitStore(RedisStoreConnection.of(client, uri),
+						properties.getKeyPrefix(), timeout);
+				resources.add(peer);
+				resources.add(client::shutdown);
+				peers.put(name, peer);
+			}
+		});
+		resources.add(clientResources::shutdown);
+		Set<String> global = new LinkedHashSet<>();
+		properties.getRules().forEach((name, rule) -> {
+			if (rule.getScope() == RateLimitProperties.Scope.GLOBAL) {
+				global.add(name);
+			}
+		});
+		LocalSyncViews views = localSync.getIfAvailable();
+		logger.info("Rules " + global + " hold across regions: region '" + properties.getRegion()
+				+ "' counts in its Redis and replicates to " + peers.keySet() + " every " + interval);
+		return new GlobalRegions(new RegionalStore((views != null) ? views.store() : rateLimitStore, backend,
+				properties.getRegion(), peers, global::contains, interval, timeout, MAX_PENDING), resources);
+	}
+
+	/** The least time a connection to a peer region, or a replication call, may take before it fails. */
+	private static final Duration PEER_TIMEOUT = Duration.ofSeconds(2);
+
+	/** The most entries kept per peer region while it does not acknowledge them. */
+	private static final long MAX_PENDING = 1_000_000;
+
+	private static RedisURI peerUri(String name, RateLimitProperties.Region region, Duration timeout) {
+		RedisURI uri;
+		try {
+			if (region.getUrl() != null && !region.getUrl().isBlank()) {
+				uri = RedisURI.create(region.getUrl());
+			}
+			else {
+				RedisURI.Builder builder = RedisURI.builder()
+					.withHost(region.getHost())
+					.withPort(region.getPort())
+					.withSsl(region.isSsl());
+				if (region.getPassword() != null) {
+					builder = (region.getUsername() != null)
+							? builder.withAuthentication(region.getUsername(), region.getPassword().toCharArray())
+							: builder.withPassword(region.getPassword().toCharArray());
+				}
+				uri = builder.build();
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.regions." + name + ".url", ex.getMessage(),
+					"Write it as spring.data.redis.url takes it, e.g. redis://redis." + name + ".internal:6379");
+		}
+		uri.setTimeout(timeout);
+		return uri;
 	}
 
 	static CircuitBreakerConfig circuitBreakerConfig(RateLimitProperties.CircuitBreaker breaker) {

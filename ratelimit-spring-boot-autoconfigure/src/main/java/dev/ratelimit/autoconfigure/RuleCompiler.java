@@ -121,6 +121,9 @@ public final class RuleCompiler {
 			.stream()
 			.anyMatch((rule) -> rule.getScope() == RateLimitProperties.Scope.SHARE);
 		double regionShare = shared ? regionShare(properties) : 1;
+		if (properties.getRules().values().stream().anyMatch((rule) -> rule.getScope() == RateLimitProperties.Scope.GLOBAL)) {
+			checkPeers(properties);
+		}
 		properties.getRules().forEach((name, rule) -> {
 			if (rule.getAlgorithm() == RuleAlgorithm.ADAPTIVE_CONCURRENCY) {
 				return;
@@ -173,18 +176,8 @@ public final class RuleCompiler {
 	 * what the regions with a share leave.
 	 */
 	static double regionShare(RateLimitProperties properties) {
-		String region = properties.getRegion();
-		Map<String, RateLimitProperties.Region> regions = properties.getRegions();
-		if (region == null || region.isBlank()) {
-			throw new InvalidRateLimitConfigurationException("ratelimit.region", "a rule has scope: share but this"
-					+ " instance's region is not set", "Set ratelimit.region to this instance's region, one of"
-					+ " ratelimit.regions");
-		}
-		if (!regions.containsKey(region)) {
-			throw new InvalidRateLimitConfigurationException("ratelimit.regions", "region '" + region + "' (ratelimit.region)"
-					+ " is not among " + regions.keySet(), "List every region of the deployment under ratelimit.regions,"
-					+ " e.g. ratelimit.regions." + region + ".share=0.5");
-		}
+		String region = ownRegion(properties, "share");
+		Map<String, RateLimitProperties.Region> regions = properties.deploymentRegions();
 		double set = 0;
 		int unset = 0;
 		for (Map.Entry<String, RateLimitProperties.Region> entry : regions.entrySet()) {
@@ -207,6 +200,50 @@ public final class RuleCompiler {
 		}
 		Double own = regions.get(region).getShare();
 		return (own != null) ? own : (1 - set) / unset;
+	}
+
+	/** Returns this instance's region, checked to be among the deployment's regions. */
+	private static String ownRegion(RateLimitProperties properties, String scope) {
+		String region = properties.getRegion();
+		Map<String, RateLimitProperties.Region> regions = properties.deploymentRegions();
+		if (region == null || region.isBlank()) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.region", "a rule has scope: " + scope
+					+ " but this instance's region is not set", "Set ratelimit.region to this instance's region, one of"
+					+ " ratelimit.regions");
+		}
+		if (!regions.containsKey(region)) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.regions", "region '" + region + "' (ratelimit.region)"
+					+ " is not among " + regions.keySet(), "List every region of the deployment under ratelimit.regions,"
+					+ " e.g. ratelimit.regions." + region + ".share=0.5");
+		}
+		return region;
+	}
+
+	/**
+	 * Checks what {@code scope: global} rules need: this instance's region among the regions, region names that can
+	 * name an entry, and every other region's Redis.
+	 */
+	static void checkPeers(RateLimitProperties properties) {
+		String region = ownRegion(properties, "global");
+		Map<String, RateLimitProperties.Region> regions = properties.deploymentRegions();
+		if (regions.size() < 2) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.regions", "a rule has scope: global but only"
+					+ " region '" + region + "' is listed", "List every region of the deployment under ratelimit.regions,"
+					+ " each other one with the url of its Redis");
+		}
+		regions.forEach((name, entry) -> {
+			if (!name.matches("[A-Za-z0-9_-]{1,32}")) {
+				throw new InvalidRateLimitConfigurationException("ratelimit.regions." + name, "a region name names its"
+						+ " entries in Redis and must be 1 to 32 letters, digits, '-' or '_'", "Rename the region");
+			}
+			boolean located = (entry.getUrl() != null && !entry.getUrl().isBlank())
+					|| (entry.getHost() != null && !entry.getHost().isBlank());
+			if (!name.equals(region) && !located) {
+				throw new InvalidRateLimitConfigurationException("ratelimit.regions." + name + ".url", "a rule has scope:"
+						+ " global, and this region replicates to region '" + name + "' but does not know its Redis",
+						"Set ratelimit.regions." + name + ".url to its Redis, e.g. redis://redis." + name + ".internal:6379");
+			}
+		});
 	}
 
 	private RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader, double regionShare) {
@@ -245,8 +282,15 @@ public final class RuleCompiler {
 		}
 		KeyResolver distinct = distinct(prefix, algorithm, rule, apiKeyHeader);
 		if (rule.getScope() == RateLimitProperties.Scope.GLOBAL) {
-			throw new InvalidRateLimitRuleException(prefix + ".scope", "global limits across regions are not"
-					+ " supported yet", "Use scope: share (each region enforces its share of the limit) or region");
+			if (algorithm != Algorithm.FIXED_WINDOW && algorithm != Algorithm.SLIDING_WINDOW_COUNTER) {
+				throw new InvalidRateLimitRuleException(prefix + ".scope", "a global limit counts windows across regions,"
+						+ " and " + rule.getAlgorithm().name().toLowerCase(Locale.ROOT).replace('_', '-') + " has none",
+						"Use algorithm fixed-window or sliding-window-counter, or scope: share");
+			}
+			if (rule.getSync() == RateLimitProperties.SyncMode.LOCAL) {
+				throw new InvalidRateLimitRuleException(prefix + ".sync", "a global limit is counted in the region's"
+						+ " Redis, not in local views", "Remove sync: local, or use scope: region or share");
+			}
 		}
 		double share = (rule.getScope() == RateLimitProperties.Scope.SHARE) ? regionShare : 1;
 		long limit = shareOf(share, required(prefix + ".limit", rule.getLimit(), fixOf(Field.LIMIT)));

@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code scope: share}: each region enforces its share of a rule's limit ({@code ratelimit.regions.<name>.share},
  * equal shares when unset), against its own Redis; start-up fails naming the property for a missing or unknown
- * region, shares beyond the whole, and the global scope, which is not supported yet.
+ * region, shares beyond the whole, and a global scope that cannot be served (one region, a peer without its Redis,
+ * an algorithm without windows, the in-memory store).
  */
 @RedisStandaloneTest
 class RegionShareTests {
@@ -73,9 +74,33 @@ class RegionShareTests {
 				"ratelimit.rules.other.scope=global")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
+				.isInstanceOf(InvalidRateLimitConfigurationException.class)
+				.hasMessageContaining("ratelimit.regions")
+				.hasMessageContaining("only region 'eu'"));
+		this.runner
+			.withPropertyValues("ratelimit.region=eu", "ratelimit.regions.eu.share=0.5",
+					"ratelimit.regions.us.share=0.5", "ratelimit.rules.other.scope=global")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("ratelimit.regions.us.url")
+				.hasMessageContaining("does not know its Redis"));
+		this.runner
+			.withPropertyValues("ratelimit.region=eu", "ratelimit.regions.eu.share=0.5",
+					"ratelimit.regions.us.url=redis://us.example:6379", "ratelimit.rules.other.scope=global",
+					"ratelimit.rules.other.algorithm=gcra")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
 				.isInstanceOf(InvalidRateLimitRuleException.class)
 				.hasMessageContaining("ratelimit.rules.other.scope")
-				.hasMessageContaining("not supported yet"));
+				.hasMessageContaining("fixed-window or sliding-window-counter"));
+		this.runner
+			.withPropertyValues("ratelimit.region=eu", "ratelimit.regions.eu.share=0.5",
+					"ratelimit.regions.us.url=redis://us.example:6379", "ratelimit.rules.other.scope=global",
+					"ratelimit.rules.other.algorithm=fixed-window")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("ratelimit.rules.other.scope")
+				.hasMessageContaining("keeps its limits in memory"));
 	}
 
 	@Test
@@ -88,14 +113,17 @@ class RegionShareTests {
 		}
 	}
 
-	/** Sends 100 requests of one client to a region's application, whose Redis counts only them. */
+	/**
+	 * Sends 100 requests of one client to a region's application, whose Redis counts only them; a fixed window of a day
+	 * (aligned to midnight UTC), so that no window boundary falls within the run.
+	 */
 	private static long admitted(String redisUri, String region) {
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
 			.web(WebApplicationType.NONE)
 			.properties("spring.data.redis.url=" + redisUri, "ratelimit.region=" + region,
 					"ratelimit.regions.eu.share=0.5", "ratelimit.regions.us.share=0.5",
-					"ratelimit.rules.shared.limit=100", "ratelimit.rules.shared.period=1m",
-					"ratelimit.rules.shared.scope=share")
+					"ratelimit.rules.shared.limit=100", "ratelimit.rules.shared.period=1d",
+					"ratelimit.rules.shared.algorithm=fixed-window", "ratelimit.rules.shared.scope=share")
 			.run()) {
 			RateLimiter limiter = context.getBean(RateLimiter.class);
 			RateLimitRule rule = context.getBean(RateLimitRules.class).get("shared").orElseThrow();

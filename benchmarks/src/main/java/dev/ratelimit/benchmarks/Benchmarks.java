@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import dev.ratelimit.benchmarks.contenders.Bucket4jLettuceCas;
+import dev.ratelimit.benchmarks.contenders.Bucket4jLettuceDelaying;
 import dev.ratelimit.benchmarks.contenders.Contender;
 import dev.ratelimit.benchmarks.contenders.IdealClient;
 import dev.ratelimit.benchmarks.contenders.OurConcurrencyContender;
@@ -40,13 +41,14 @@ import io.lettuce.core.RedisClient;
  * memory                            Redis memory per key; prints the table
  * concurrency [options]             a concurrency rule (acquire + release) against a rate rule; prints the tables
  *
- * options: --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
+ * options: --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,bucket4j-delaying,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
  * </pre>
  */
 public final class Benchmarks {
 
 	private static final List<String> CONTENDERS = List.of("ours", "ours-unbatched", "ours-async", "ours-local",
-			"ours-starter", "ours-script", "ideal", "ideal-pipelined", "ideal-async", "bucket4j", "redisson", "scg");
+			"ours-starter", "ours-script", "ideal", "ideal-pipelined", "ideal-async", "bucket4j", "bucket4j-delaying",
+			"redisson", "scg");
 
 	private Benchmarks() {
 	}
@@ -172,6 +174,7 @@ public final class Benchmarks {
 					case "ideal-pipelined" -> new IdealClient(client, true);
 					case "ideal-async" -> IdealClient.async(client);
 					case "bucket4j" -> new Bucket4jLettuceCas(client);
+					case "bucket4j-delaying" -> new Bucket4jLettuceDelaying(client);
 					case "redisson" -> new RedissonRateLimiter(server.host(), server.port());
 					case "scg" -> new SpringCloudGatewayScript(client);
 					default -> throw new IllegalArgumentException("Unknown contender " + id + "; known: " + CONTENDERS);

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
 
 /**
  * A region's store for {@code scope: global} rules: per key, a hash of region entries (a PN-counter per window), which
@@ -38,5 +39,12 @@ public interface RegionBackend {
 	 * @return done when merged
 	 */
 	CompletableFuture<Void> merge(List<RegionEntries> entries);
+
+	/**
+	 * Clears a key's entries in this store (every region's, as this store holds them).
+	 * @param policy the key's policy
+	 * @param subject the key's subject
+	 */
+	void clear(RateLimitPolicy policy, String subject);
 
 }

@@ -228,6 +228,11 @@ public final class RegionCounters implements RegionBackend {
 	}
 
 	@Override
+	public synchronized void clear(RateLimitPolicy policy, String subject) {
+		this.hashes.remove(key(policy, subject));
+	}
+
+	@Override
 	public synchronized CompletableFuture<Void> merge(List<RegionEntries> entries) {
 		long now = this.nowMicros.getAsLong();
 		for (RegionEntries shipped : entries) {

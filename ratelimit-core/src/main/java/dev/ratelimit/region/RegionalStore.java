@@ -392,6 +392,9 @@ public final class RegionalStore implements RateLimitStore, AutoCloseable {
 	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
 		this.store.reset(policy, subject);
+		if (RegionCounters.supports(policy.algorithm()) && this.global.test(policy.name())) {
+			this.backend.clear(policy, subject);
+		}
 	}
 
 	/**

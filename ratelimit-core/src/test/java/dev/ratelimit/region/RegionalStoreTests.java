@@ -171,6 +171,11 @@ class RegionalStoreTests {
 		}
 
 		@Override
+		public void clear(RateLimitPolicy policy, String subject) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
 		public CompletableFuture<Void> merge(List<RegionEntries> entries) {
 			return this.cut ? CompletableFuture.failedFuture(new IllegalStateException("link cut"))
 					: this.peer.merge(entries);

@@ -530,6 +530,14 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 			});
 	}
 
+	/** Clears a key's region entries ({@link #reset} clears them too, with the rest of the key's state). */
+	@Override
+	public void clear(RateLimitPolicy policy, String subject) {
+		byte[] key = (key(policy, subject) + ":g").getBytes(StandardCharsets.UTF_8);
+		IssuedCommands commands = call();
+		await(commands.abandonWhenCancelled(inOrder(() -> commands.issue((redis) -> redis.del(key)))));
+	}
+
 	/** Runs a region script once for all items, or in a Cluster once per slot, and joins the replies in order. */
 	private <T> CompletableFuture<RegionReply> perSlot(IssuedCommands commands, byte[][] keys, List<T> items,
 			BiFunction<byte[][], List<T>, CompletableFuture<RegionReply>> run) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.adaptive.AdaptiveStrategy;
 import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RuleMode;
@@ -734,6 +736,24 @@ public class RateLimitProperties {
 		 */
 		private RuleAlgorithm algorithm = RuleAlgorithm.GCRA;
 
+		private boolean algorithmSet;
+
+		/**
+		 * Calendar window of a quota: 'day', 'week' or 'month' in 'zone', reset at the window's first moment (local
+		 * midnight, a week's first day, the 1st); takes the place of 'period' and implies algorithm fixed-window.
+		 */
+		private CalendarPeriod.@Nullable Unit calendar;
+
+		/**
+		 * IANA time zone whose calendar the 'calendar' windows follow, e.g. Europe/Berlin.
+		 */
+		private String zone = "UTC";
+
+		/**
+		 * First day of a 'calendar: week' window.
+		 */
+		private DayOfWeek weekStart = DayOfWeek.MONDAY;
+
 		/**
 		 * Requests (units of cost) admitted per period; for concurrency, in flight at once.
 		 */
@@ -881,6 +901,36 @@ public class RateLimitProperties {
 
 		public void setAlgorithm(RuleAlgorithm algorithm) {
 			this.algorithm = algorithm;
+			this.algorithmSet = true;
+		}
+
+		/** Returns whether the algorithm was configured rather than left at its default. */
+		boolean isAlgorithmSet() {
+			return this.algorithmSet;
+		}
+
+		public CalendarPeriod.@Nullable Unit getCalendar() {
+			return this.calendar;
+		}
+
+		public void setCalendar(CalendarPeriod.@Nullable Unit calendar) {
+			this.calendar = calendar;
+		}
+
+		public String getZone() {
+			return this.zone;
+		}
+
+		public void setZone(String zone) {
+			this.zone = zone;
+		}
+
+		public DayOfWeek getWeekStart() {
+			return this.weekStart;
+		}
+
+		public void setWeekStart(DayOfWeek weekStart) {
+			this.weekStart = weekStart;
 		}
 
 		public @Nullable Long getLimit() {

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a rule allows: {@code limit} units per {@code period}, computed by an {@link Algorithm}.
  * <p>
@@ -28,9 +30,11 @@ import java.util.regex.Pattern;
  * @param period the period (for a concurrency policy: the lease timeout)
  * @param burst the bucket capacity, or 0 for the default ({@code limit})
  * @param spreadWindows whether fixed windows start at a per-key offset
+ * @param calendar for a calendar quota, the calendar its fixed windows follow (then {@code period} is the
+ * {@link CalendarPeriod#nominalLength() nominal length} of a window); else {@code null}
  */
 public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration period, long burst,
-		boolean spreadWindows) {
+		boolean spreadWindows, @Nullable CalendarPeriod calendar) {
 
 	/** Upper bound of a period. */
 	public static final Duration MAX_PERIOD = Duration.ofDays(366);
@@ -84,12 +88,58 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 			throw new InvalidPolicyException(Field.LIMIT, "concurrency keeps one entry per unit in flight, so its limit"
 					+ " must be at most " + MAX_LOG_LIMIT + " but was " + limit);
 		}
+		if (calendar != null) {
+			if (algorithm != Algorithm.FIXED_WINDOW) {
+				throw new InvalidPolicyException(Field.CALENDAR, "a calendar quota counts in fixed windows, so its"
+						+ " algorithm must be fixed-window but was " + algorithm.configName());
+			}
+			if (spreadWindows) {
+				throw new InvalidPolicyException(Field.SPREAD_WINDOWS, "calendar windows start at the calendar's"
+						+ " boundaries; spread-windows does not apply");
+			}
+			if (!period.equals(calendar.nominalLength())) {
+				throw new InvalidPolicyException(Field.PERIOD, "a calendar quota's window is its calendar " + calendar
+						+ ", not a period of " + period + "; remove the period");
+			}
+		}
 		long capacity = (burst > 0) ? burst : limit;
 		long interval = ceilDiv(periodMicros, limit);
 		if (capacity > MAX_CAPACITY_MICROS / interval) {
 			throw new InvalidPolicyException(Field.BURST, "burst " + capacity + " is too large for " + limit + " per "
 					+ period);
 		}
+	}
+
+	/**
+	 * Creates a policy without a calendar.
+	 * @param name the rule name
+	 * @param algorithm the algorithm
+	 * @param limit units per period
+	 * @param period the period
+	 * @param burst the bucket capacity, or 0 for the default
+	 * @param spreadWindows whether fixed windows start at a per-key offset
+	 */
+	public RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration period, long burst,
+			boolean spreadWindows) {
+		this(name, algorithm, limit, period, burst, spreadWindows, null);
+	}
+
+	/**
+	 * Creates a calendar quota: {@code limit} units per day, week or month of a time zone, counted in fixed windows
+	 * aligned to that calendar.
+	 * @param name the rule name
+	 * @param limit units per window
+	 * @param calendar the windows
+	 * @return the policy
+	 */
+	public static RateLimitPolicy calendar(String name, long limit, CalendarPeriod calendar) {
+		return new RateLimitPolicy(name, Algorithm.FIXED_WINDOW, limit, calendar.nominalLength(), 0, false, calendar);
+	}
+
+	/** Returns a copy with another limit (and the same period or calendar). */
+	public RateLimitPolicy withLimit(long limit) {
+		return new RateLimitPolicy(this.name, this.algorithm, limit, this.period, this.burst, this.spreadWindows,
+				this.calendar);
 	}
 
 	/** Returns whether a name is a valid rule name: 1 to 32 characters of {@code [A-Za-z0-9._-]}. */
@@ -139,12 +189,14 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 
 	/** Returns a copy with the given burst (bucket capacity). */
 	public RateLimitPolicy withBurst(long burst) {
-		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, burst, this.spreadWindows);
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, burst, this.spreadWindows,
+				this.calendar);
 	}
 
 	/** Returns a copy whose fixed windows start at a per-key offset. */
 	public RateLimitPolicy withSpreadWindows(boolean spreadWindows) {
-		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, this.burst, spreadWindows);
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, this.burst, spreadWindows,
+				this.calendar);
 	}
 
 	/** Returns the period in microseconds. */
@@ -189,7 +241,10 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 		SPREAD_WINDOWS("spread-windows"),
 
 		/** The lease timeout of a concurrency policy (its period). */
-		LEASE_TIMEOUT("lease-timeout");
+		LEASE_TIMEOUT("lease-timeout"),
+
+		/** The calendar of a calendar quota. */
+		CALENDAR("calendar");
 
 		private final String propertyName;
 

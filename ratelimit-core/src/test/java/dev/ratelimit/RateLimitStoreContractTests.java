@@ -3,6 +3,8 @@ package dev.ratelimit;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
@@ -810,6 +812,49 @@ public abstract class RateLimitStoreContractTests {
 		this.store.reset(policy, this.subject);
 		assertThat(this.store.refund(List.of(consumption)).get(0).remaining()).isEqualTo(2);
 		assertThat(holdsState(policy, this.subject)).isFalse();
+	}
+
+	/**
+	 * A day quota in Europe/Berlin on the day the clocks go forward (23 hours): the window ends at local midnight,
+	 * retryAfter is exactly until then, a refund gives back within the window, and the next day starts full.
+	 */
+	@Test
+	void calendarDayQuotaResetsAtLocalMidnightOfA23HourDay() {
+		ZoneId berlin = ZoneId.of("Europe/Berlin");
+		RateLimitPolicy policy = RateLimitPolicy.calendar("contract-calendar", 3,
+				CalendarPeriod.of(CalendarPeriod.Unit.DAY, berlin));
+		long midnight = LocalDateTime.parse("2026-03-30T00:00").atZone(berlin).toEpochSecond() * 1_000_000L;
+		this.clock.setMicros(LocalDateTime.parse("2026-03-29T00:30").atZone(berlin).toEpochSecond() * 1_000_000L);
+		Consumption first = consumed(policy, 2);
+		this.clock.advance(Duration.ofHours(5));
+		consumed(policy, 1);
+		Decision denied = one(policy, 1);
+		assertThat(denied.allowed()).isFalse();
+		assertThat(denied.retryAfter().toNanos() / 1_000).isEqualTo(midnight - this.clock.micros());
+		assertThat(this.store.refund(List.of(first)).get(0).remaining()).isEqualTo(2);
+		assertThat(one(policy, 2).allowed()).isTrue();
+		this.clock.setMicros(midnight - 1);
+		assertThat(one(policy, 1).allowed()).as("a microsecond before local midnight").isFalse();
+		this.clock.setMicros(midnight);
+		Decision nextDay = one(policy, 3);
+		assertThat(nextDay.allowed()).as("at local midnight").isTrue();
+		assertThat(nextDay.resetAfter()).isEqualTo(Duration.ofDays(1));
+	}
+
+	/** A month quota resets on the 1st; units of the month gone by are not given back. */
+	@Test
+	void calendarMonthQuotaResetsOnTheFirst() {
+		ZoneId zone = ZoneId.of("America/New_York");
+		RateLimitPolicy policy = RateLimitPolicy.calendar("contract-month", 2,
+				CalendarPeriod.of(CalendarPeriod.Unit.MONTH, zone));
+		this.clock.setMicros(LocalDateTime.parse("2026-04-30T23:59:59").atZone(zone).toEpochSecond() * 1_000_000L);
+		Consumption april = consumed(policy, 2);
+		Decision denied = one(policy, 1);
+		assertThat(denied.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+		this.clock.advance(Duration.ofSeconds(1));
+		consumed(policy, 2);
+		assertThat(this.store.refund(List.of(april)).get(0).remaining()).isZero();
+		assertThat(one(policy, 1).allowed()).isFalse();
 	}
 
 }

@@ -46,7 +46,8 @@ public final class Algorithms {
 
 	private static LimitAlgorithm<?> of(RateLimitPolicy policy, String subject, String leaseId, String value) {
 		return switch (policy.algorithm()) {
-			case FIXED_WINDOW -> new FixedWindow(policy.periodMicros(), policy.limit(), windowOffset(policy, subject));
+			case FIXED_WINDOW -> (policy.calendar() != null) ? new CalendarWindow(policy.calendar(), policy.limit())
+					: new FixedWindow(policy.periodMicros(), policy.limit(), windowOffset(policy, subject));
 			case SLIDING_WINDOW_LOG -> new SlidingWindowLog(policy.periodMicros(), policy.limit());
 			case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounter(policy.periodMicros(), policy.limit());
 			case TOKEN_BUCKET -> new TokenBucket(policy.intervalMicros(), policy.capacity());

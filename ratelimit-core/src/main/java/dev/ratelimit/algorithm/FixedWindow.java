@@ -53,17 +53,25 @@ public record FixedWindow(long periodMicros, long limit, long offsetMicros)
 			windowStart = state.windowStart();
 			count = state.count();
 		}
-		long untilEnd = windowStart + this.periodMicros - now;
-		if (cost > this.limit) {
+		return decide(state, windowStart, windowStart + this.periodMicros - now, count, this.limit, cost);
+	}
+
+	/**
+	 * Decides a cost in a window that counts {@code count} and ends in {@code untilEnd}: the fixed window's maths,
+	 * whatever set the window's boundaries (a period, or a calendar).
+	 */
+	static Outcome<State> decide(@Nullable State state, long windowStart, long untilEnd, long count, long limit,
+			long cost) {
+		if (cost > limit) {
 			long reset = (count > 0) ? untilEnd : 0;
-			return Outcome.never(this.limit - count, reset, reset, state);
+			return Outcome.never(limit - count, reset, reset, state);
 		}
-		if (count + cost > this.limit) {
-			return Outcome.denied(this.limit - count, untilEnd, untilEnd, untilEnd, state);
+		if (count + cost > limit) {
+			return Outcome.denied(limit - count, untilEnd, untilEnd, untilEnd, state);
 		}
 		long counted = count + cost;
 		long reset = (counted > 0) ? untilEnd : 0;
-		return Outcome.allowed(this.limit - counted, reset, reset, new State(windowStart, counted), untilEnd);
+		return Outcome.allowed(limit - counted, reset, reset, new State(windowStart, counted), untilEnd);
 	}
 
 	/** Takes the units off the window they were counted in, if the state still holds that window. */

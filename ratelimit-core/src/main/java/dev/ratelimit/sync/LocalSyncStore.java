@@ -166,8 +166,9 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 	 * @return {@code true} if it is decided locally
 	 */
 	public boolean decidesLocally(RateLimitCheck check) {
-		return SYNCABLE.contains(check.policy().algorithm()) && check.maxWait().isZero()
-				&& this.settings.apply(check.policy().name()) != null;
+		// a calendar quota is decided exactly (its rule cannot be local): its windows are not the fixed window's grid
+		return SYNCABLE.contains(check.policy().algorithm()) && check.policy().calendar() == null
+				&& check.maxWait().isZero() && this.settings.apply(check.policy().name()) != null;
 	}
 
 	/** The algorithms whose reference maths is {@link Syncable}. */

@@ -1,7 +1,9 @@
 package dev.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
@@ -42,10 +45,21 @@ final class RateLimitScript {
 
 	private static final byte[] ONE = ascii(1);
 
+	/** Calendar windows script id: the fixed window with boundaries given by the caller. */
+	private static final byte[] CALENDAR_WINDOW = ascii(9);
+
 	private final LuaScript script;
 
+	/** The clock around whose time calendar window boundaries are computed, unless a call has an explicit time. */
+	private final Clock clock;
+
 	RateLimitScript(String location) {
+		this(location, Clock.systemUTC());
+	}
+
+	RateLimitScript(String location, Clock clock) {
 		this.script = new LuaScript(location);
+		this.clock = clock;
 	}
 
 	/**
@@ -93,7 +107,8 @@ final class RateLimitScript {
 	 */
 	CompletableFuture<Reply> run(IssuedCommands commands, byte[][] keys,
 			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode, String leaseId) {
-		return run(commands, keys, checkArguments(checks, leaseId), checks, explicitNowMicros, mode, leaseId);
+		return run(commands, keys, checkArguments(checks, leaseId, explicitNowMicros), checks, explicitNowMicros, mode,
+				leaseId);
 	}
 
 	/**
@@ -159,9 +174,11 @@ final class RateLimitScript {
 	 * @param checks the checks
 	 * @param leaseId the id of the leases that the concurrency checks acquire (or, for a refund, acquired); may be
 	 * {@code ""} when none does
+	 * @param explicitNowMicros the time the call passes, or {@code null} for Redis {@code TIME}: calendar windows'
+	 * boundaries are computed around it, or around this script's clock
 	 * @return their arguments
 	 */
-	byte[][] checkArguments(List<RateLimitCheck> checks, String leaseId) {
+	byte[][] checkArguments(List<RateLimitCheck> checks, String leaseId, @Nullable Long explicitNowMicros) {
 		byte[][] args = new byte[ARGS_PER_CHECK * checks.size()][];
 		if (this.policyArguments.size() > 10_000) {
 			// overrides create new policies over time; never let the cache grow without bound
@@ -174,7 +191,7 @@ final class RateLimitScript {
 			args[base] = constant[0];
 			args[base + 1] = constant[1];
 			args[base + 2] = constant[2];
-			args[base + 3] = thirdArgument(check, leaseId);
+			args[base + 3] = thirdArgument(check, leaseId, explicitNowMicros);
 			args[base + 4] = (check.cost() == 1) ? ONE : ascii(check.cost());
 			args[base + 5] = check.shadow() ? ONE : ZERO;
 			args[base + 6] = check.maxWait().isZero() ? ZERO : ascii(check.maxWaitMicros());
@@ -191,8 +208,17 @@ final class RateLimitScript {
 		return this.script.load(commands);
 	}
 
-	private static byte[] thirdArgument(RateLimitCheck check, String leaseId) {
+	private byte[] thirdArgument(RateLimitCheck check, String leaseId, @Nullable Long explicitNowMicros) {
 		RateLimitPolicy policy = check.policy();
+		CalendarPeriod calendar = policy.calendar();
+		if (calendar != null) {
+			long around = (explicitNowMicros != null) ? explicitNowMicros : micros(this.clock.instant());
+			StringBuilder boundaries = new StringBuilder();
+			for (long boundary : calendar.boundaries(around)) {
+				boundaries.append(boundaries.isEmpty() ? "" : " ").append(boundary);
+			}
+			return boundaries.toString().getBytes(StandardCharsets.US_ASCII);
+		}
 		if (policy.algorithm() == Algorithm.CONCURRENCY) {
 			return leaseId.getBytes(StandardCharsets.UTF_8);
 		}
@@ -252,12 +278,19 @@ final class RateLimitScript {
 
 	/** Returns the arguments that depend on the policy only: algorithm, and its two numbers. */
 	private static byte[][] policyArguments(RateLimitPolicy policy) {
+		if (policy.calendar() != null) {
+			return new byte[][] { CALENDAR_WINDOW, ascii(policy.periodMicros()), ascii(policy.limit()) };
+		}
 		return switch (policy.algorithm()) {
 			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> new byte[][] { ascii(policy.algorithm().scriptId()),
 					ascii(policy.intervalMicros()), ascii(policy.capacity()) };
 			default -> new byte[][] { ascii(policy.algorithm().scriptId()), ascii(policy.periodMicros()),
 					ascii(policy.limit()) };
 		};
+	}
+
+	private static long micros(Instant instant) {
+		return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
 	}
 
 	private static byte[] ascii(long value) {

@@ -205,7 +205,7 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 		BatchLane lane = laneFor(keyBytes[0]);
 		CompletableFuture<RateLimitScript.Reply> reply;
 		if (lane != null) {
-			BatchLane.Request request = new BatchLane.Request(call, keyBytes, script.checkArguments(checks, leaseId),
+			BatchLane.Request request = new BatchLane.Request(call, keyBytes, script.checkArguments(checks, leaseId, now),
 					checks, mode, leaseId, now, script == this.scripts.gcra(), new CompletableFuture<>());
 			lane.submit(request);
 			reply = request.reply();

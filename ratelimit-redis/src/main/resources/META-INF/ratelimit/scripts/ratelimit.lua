@@ -11,8 +11,9 @@ ARGV[2]   '' to evaluate; 'peek' to peek (evaluate, writing nothing); to refund,
           refunded request was admitted
 ARGV[3 + 7(i-1) .. 9 + 7(i-1)], per check i:
           algorithm   1 fixed window, 2 sliding log, 3 sliding counter, 4 token bucket, 5 leaky bucket, 6 GCRA,
-                      7 concurrency, 8 distinct
+                      7 concurrency, 8 distinct, 9 calendar window
           a, b, c     fixed window: period, limit, window offset   | sliding log, counter: period, limit, 0
+                      calendar window: nominal period (unused), limit, five window starts 'b0 b1 b2 b3 b4' (see below)
                       token bucket, leaky bucket, GCRA: interval (period / limit), capacity, 0
                       concurrency: lease timeout, limit, lease id (the request's; '' when it acquires nothing)
                       distinct: period, limit, the value's token (decimal digits; '' when cost is 0)
@@ -59,6 +60,15 @@ window that the clock stepped back out of counts until it ends, as for the fixed
 learns whether a value is new by adding it and restoring the sketch's bytes, so it writes nothing in effect.
 remaining = limit - count; resetAfter = until the window ends (0 when nothing is counted); retryAfter of a denial = until the window ends.
 
+Calendar window: a fixed window whose boundaries follow a time zone's calendar (days of 23 to 25 hours, months of 28
+to 31 days), which Lua cannot compute: the caller passes five consecutive window starts b0 < b1 < .. < b4 computed
+around its own clock (b1 starts the window holding the caller's time), and the script picks the window that holds
+its own time, [b0, b1), [b1, b2) or [b2, b3): a caller's clock off by less than a window still finds the right one;
+one off by more fails the call rather than count in a wrong window. The state is the fixed window's,
+'windowStart count'. A state of the current window, or of the next one (the clock stepped back), counts until that
+window ends; any other counts as empty. Refunds take units off the window of ARGV[2] among [b0, b1) .. [b3, b4), if
+the state still holds it. The Java reference is CalendarWindow.
+
 Peek: evaluate without phase 2's writes. The reply is exactly the one evaluate would give at this moment (verdict,
 and for an allowed request the state after its cost); no key is created, changed or given a new TTL.
 
@@ -71,6 +81,7 @@ back, as far as it still counts at `now`:
   GCRA, token bucket, leaky bucket  the stored time moves back by cost * interval; at or before now the key is deleted
                                     (a bucket is never fuller than its capacity, a TAT never before now)
   fixed window   count - cost (not below 0) if the state still holds the window of ARGV[2], keeping its TTL
+  calendar       likewise, for the window of ARGV[2] among those of the five starts
   sliding log    up to `cost` members scored ARGV[2] are removed
   counter        the count of the window of ARGV[2] (current, or previous once the state moved on by one window)
                  drops by cost, not below 0, keeping its TTL
@@ -82,7 +93,7 @@ State and TTL (every write sets one, no longer than the state matters):
   GCRA         string integer: theoretical arrival time; TTL until it
   token bucket string integer: time the bucket is full again; TTL until it
   leaky bucket string integer: time the bucket is empty again; TTL until it
-  fixed window string 'windowStart count'; TTL until the window ends
+  fixed window string 'windowStart count'; TTL until the window ends (a calendar window's too)
   sliding log  sorted set, one member '<now>:<n>' per unit, scored by its time; TTL until the newest is forgotten
   counter      string 'windowStart previous current'; TTL until both windows have slid out
   concurrency  sorted set, one member '<lease id>:<k>' per slot, scored by its expiry; TTL until the latest expires
@@ -235,18 +246,8 @@ local function leakyBucket(key, interval, capacity, cost)
   return allowed(capacity - level - cost, reset, nextAfter(reset), now + reset, reset)
 end
 
-local function fixedWindow(key, period, limit, offset, cost)
-  local windowStart = floor((now - offset) / period) * period + offset
-  local count = 0
-  local v = call('GET', key)
-  if v then
-    local start, c = split2(v)
-    -- the current window, or a later one that the clock stepped back out of: it counts until it ends
-    if start >= windowStart and (start - offset) % period == 0 then
-      windowStart, count = start, c
-    end
-  end
-  local untilEnd = windowStart + period - now
+-- Decides a cost in a window that counts `count` and ends in `untilEnd` (fixed and calendar windows alike).
+local function windowOutcome(windowStart, untilEnd, count, limit, cost)
   if cost > limit then
     if count > 0 then return never(limit - count, untilEnd, untilEnd) end
     return never(limit, 0, 0)
@@ -258,6 +259,58 @@ local function fixedWindow(key, period, limit, offset, cost)
   local reset = 0
   if counted > 0 then reset = untilEnd end
   return allowed(limit - counted, reset, reset, int(windowStart) .. ' ' .. int(counted), untilEnd)
+end
+
+local function fixedWindow(key, period, limit, offset, cost)
+  local windowStart = floor((now - offset) / period) * period + offset
+  local count = 0
+  local v = call('GET', key)
+  if v then
+    local start, c = split2(v)
+    -- the current window, or a later one that the clock stepped back out of: it counts until it ends
+    if start >= windowStart and (start - offset) % period == 0 then
+      windowStart, count = start, c
+    end
+  end
+  return windowOutcome(windowStart, windowStart + period - now, count, limit, cost)
+end
+
+local function split5(v)
+  local b = {}
+  for part in string.gmatch(v, '%-?%d+') do
+    b[#b + 1] = tonumber(part)
+  end
+  return b
+end
+
+-- The index i (0-based) of the window [b_i, b_i+1) that holds t among the first `last` + 1 windows, or nil.
+local function calendarIndex(b, t, last)
+  for i = 0, last do
+    if t >= b[i + 1] and t < b[i + 2] then return i end
+  end
+  return nil
+end
+
+local function calendarWindow(key, limit, bounds, cost)
+  local b = split5(bounds)
+  local i = calendarIndex(b, now, 2)
+  if not i then
+    error('ratelimit: the calendar window boundaries ' .. bounds .. ' do not hold the time ' .. int(now)
+      .. ' (the caller\'s clock is off by more than a window)')
+  end
+  local windowStart, windowEnd = b[i + 1], b[i + 2]
+  local count = 0
+  local v = call('GET', key)
+  if v then
+    local start, c = split2(v)
+    -- the current window, or the next one that the clock stepped back out of: it counts until it ends
+    if start == windowStart then
+      count = c
+    elseif start == windowEnd then
+      windowStart, windowEnd, count = windowEnd, b[i + 3], c
+    end
+  end
+  return windowOutcome(windowStart, windowEnd - now, count, limit, cost)
 end
 
 -- Writes nothing; the write phase adds the members. Entries at t are live while t > now - period.
@@ -460,6 +513,7 @@ local function compute(i, cost)
   if algorithm == 3 then return slidingCounter(key, a, b, cost) end
   if algorithm == 7 then return concurrency(key, a, b, cost) end
   if algorithm == 8 then return distinct(key, a, b, ARGV[base + 3], cost) end
+  if algorithm == 9 then return calendarWindow(key, b, ARGV[base + 3], cost) end
   error('ratelimit: unknown algorithm ' .. tostring(ARGV[base]))
 end
 
@@ -524,6 +578,15 @@ local function refund(i, admittedAt)
   elseif algorithm == 8 then
     if b <= EXACT_MAX_LIMIT then
       redis.pcall('SREM', key, ARGV[base + 3])
+    end
+  elseif algorithm == 9 then
+    local v = call('GET', key)
+    if not v then return end
+    local bounds = split5(ARGV[base + 3])
+    local j = calendarIndex(bounds, admittedAt, 3)
+    local start, count = split2(v)
+    if j and start == bounds[j + 1] then
+      call('SET', key, int(start) .. ' ' .. int(max(0, count - cost)), 'KEEPTTL')
     end
   elseif algorithm >= 4 then
     local v = call('GET', key)

@@ -57,7 +57,7 @@ final class Batches {
 			boolean gcraRequest = this.scripts.forChecks(request, mode) == this.scripts.gcra();
 			gcra &= gcraRequest;
 			batch.add(new BatchLane.Request(this.commands, keyBytes,
-					this.scripts.general().checkArguments(request, leaseId), request, mode, leaseId, now, gcraRequest,
+					this.scripts.general().checkArguments(request, leaseId, now), request, mode, leaseId, now, gcraRequest,
 					new CompletableFuture<>()));
 		}
 		return (gcra ? this.scripts.gcra() : this.scripts.general()).runBatch(this.commands, batch, now).join();

@@ -1,5 +1,6 @@
 package dev.ratelimit.actuate;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import dev.ratelimit.adaptive.AdaptiveSettings;
 import dev.ratelimit.resilience.StoreNodeStatus;
 import dev.ratelimit.resilience.StoreStatus;
 import dev.ratelimit.rule.Periods;
+import dev.ratelimit.rule.QuotaUsage;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMode;
@@ -64,6 +66,9 @@ public class RateLimitsEndpoint {
 	private final AdaptiveConcurrencyLimits adaptiveLimits;
 
 	private final ClientIp clientIp;
+
+	/** The time a calendar window's end is counted from when the store gives none (it always does). */
+	private static final Clock CLOCK = Clock.systemUTC();
 
 	/**
 	 * @param rules the rules
@@ -194,7 +199,9 @@ public class RateLimitsEndpoint {
 			leases = new LeasesDescriptor(now.limit() - now.remaining(), expired, now.resetAfter().toString(),
 					policy.leaseTimeout().toString());
 		}
-		return new SubjectDescriptor(rule, subject, tier, now.limit(), now.remaining(), now.resetAfter().toString(),
+		QuotaUsage usage = QuotaUsage.of(policy, subject, tier, now, CLOCK.instant());
+		return new SubjectDescriptor(rule, subject, tier, now.limit(), usage.used(), now.remaining(),
+				now.resetAfter().toString(), (usage.resetsAt() != null) ? usage.resetsAt().toString() : null,
 				retryAfter.toString(), leases);
 	}
 
@@ -350,12 +357,15 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
-	 * One subject's state; durations are ISO-8601; {@code tier} is the tier asked for, if any. For a
-	 * {@code concurrency} rule, {@code limit} is the cap of slots in flight, {@code remaining} the free slots, and
-	 * {@code leases} what is held; {@code null} for the other algorithms.
+	 * One subject's state; durations are ISO-8601; {@code tier} is the tier asked for, if any. {@code used} is
+	 * {@code limit - remaining}; {@code resetsAt} (an ISO-8601 instant on the store's clock) is when the count is back
+	 * to zero: for a calendar quota its window's end, even before anything is used; {@code null} when nothing is used
+	 * under another rule. For a {@code concurrency} rule, {@code limit} is the cap of slots in flight,
+	 * {@code remaining} the free slots, and {@code leases} what is held; {@code null} for the other algorithms.
 	 */
-	public record SubjectDescriptor(String rule, String subject, @Nullable String tier, long limit, long remaining,
-			String resetAfter, String retryAfter, @Nullable LeasesDescriptor leases) {
+	public record SubjectDescriptor(String rule, String subject, @Nullable String tier, long limit, long used,
+			long remaining, String resetAfter, @Nullable String resetsAt, String retryAfter,
+			@Nullable LeasesDescriptor leases) {
 	}
 
 	/**

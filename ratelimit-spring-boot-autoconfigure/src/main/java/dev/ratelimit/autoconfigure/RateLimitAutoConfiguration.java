@@ -18,6 +18,7 @@ import dev.ratelimit.lease.LeaseRelease;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.CountWhenRefund;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.rule.RateLimitUsage;
 import dev.ratelimit.rule.ResolutionFailures;
 import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.store.RateLimitStore;
@@ -179,6 +180,13 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	/** Releases the concurrency leases of every admitted request and call when it ends. */
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitUsage rateLimitUsage(RateLimitRules rateLimitRules, RateLimitStore rateLimitStore,
+			ObjectProvider<Clock> clock) {
+		return new RateLimitUsage(rateLimitRules, rateLimitStore, clock.getIfAvailable(Clock::systemUTC));
+	}
+
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitLeaseRelease")
 	LeaseRelease rateLimitLeaseRelease(RateLimiter rateLimiter) {

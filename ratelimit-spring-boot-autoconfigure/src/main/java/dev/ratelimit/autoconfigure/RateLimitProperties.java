@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.adaptive.AdaptiveStrategy;
 import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RuleMode;
@@ -93,6 +95,105 @@ public class RateLimitProperties {
 	 * Rules by name.
 	 */
 	private Map<String, Rule> rules = new LinkedHashMap<>();
+
+	/**
+	 * Further Redis servers by name, beside the application's (spring.data.redis.*), for rules that name one with
+	 * 'store', e.g. a persistent Redis for billing quotas; each has its own circuit breaker, fallback and health.
+	 */
+	private Map<String, NamedStore> stores = new LinkedHashMap<>();
+
+	public Map<String, NamedStore> getStores() {
+		return this.stores;
+	}
+
+	public void setStores(Map<String, NamedStore> stores) {
+		this.stores = stores;
+	}
+
+	/** A named Redis store: a standalone server, in the forms of spring.data.redis.* (url, or host and port). */
+	public static class NamedStore {
+
+		/**
+		 * Connection URL, e.g. redis://user:password@billing-redis:6379/0; overrides host, port, username, password
+		 * and database.
+		 */
+		private @Nullable String url;
+
+		/** Redis server host. */
+		private String host = "localhost";
+
+		/** Redis server port. */
+		private int port = 6379;
+
+		/** Login username of the Redis server. */
+		private @Nullable String username;
+
+		/** Login password of the Redis server. */
+		private @Nullable String password;
+
+		/** Database index. */
+		private int database;
+
+		/** How long to wait for this store before it counts as failed; default: ratelimit.redis.timeout. */
+		private @Nullable Duration timeout;
+
+		public @Nullable String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(@Nullable String url) {
+			this.url = url;
+		}
+
+		public String getHost() {
+			return this.host;
+		}
+
+		public void setHost(String host) {
+			this.host = host;
+		}
+
+		public int getPort() {
+			return this.port;
+		}
+
+		public void setPort(int port) {
+			this.port = port;
+		}
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+		public int getDatabase() {
+			return this.database;
+		}
+
+		public void setDatabase(int database) {
+			this.database = database;
+		}
+
+		public @Nullable Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(@Nullable Duration timeout) {
+			this.timeout = timeout;
+		}
+
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -763,6 +864,29 @@ public class RateLimitProperties {
 		 */
 		private RuleAlgorithm algorithm = RuleAlgorithm.GCRA;
 
+		private boolean algorithmSet;
+
+		/**
+		 * Calendar window of a quota: 'day', 'week' or 'month' in 'zone', reset at the window's first moment (local
+		 * midnight, a week's first day, the 1st); takes the place of 'period' and implies algorithm fixed-window.
+		 */
+		private CalendarPeriod.@Nullable Unit calendar;
+
+		/**
+		 * IANA time zone whose calendar the 'calendar' windows follow, e.g. Europe/Berlin.
+		 */
+		private String zone = "UTC";
+
+		/**
+		 * First day of a 'calendar: week' window.
+		 */
+		private DayOfWeek weekStart = DayOfWeek.MONDAY;
+
+		/**
+		 * Name of the store (under ratelimit.stores) that holds this rule's state; default: the application's Redis.
+		 */
+		private @Nullable String store;
+
 		/**
 		 * Requests (units of cost) admitted per period; for concurrency, in flight at once.
 		 */
@@ -910,6 +1034,44 @@ public class RateLimitProperties {
 
 		public void setAlgorithm(RuleAlgorithm algorithm) {
 			this.algorithm = algorithm;
+			this.algorithmSet = true;
+		}
+
+		/** Returns whether the algorithm was configured rather than left at its default. */
+		boolean isAlgorithmSet() {
+			return this.algorithmSet;
+		}
+
+		public CalendarPeriod.@Nullable Unit getCalendar() {
+			return this.calendar;
+		}
+
+		public void setCalendar(CalendarPeriod.@Nullable Unit calendar) {
+			this.calendar = calendar;
+		}
+
+		public String getZone() {
+			return this.zone;
+		}
+
+		public void setZone(String zone) {
+			this.zone = zone;
+		}
+
+		public @Nullable String getStore() {
+			return this.store;
+		}
+
+		public void setStore(@Nullable String store) {
+			this.store = store;
+		}
+
+		public DayOfWeek getWeekStart() {
+			return this.weekStart;
+		}
+
+		public void setWeekStart(DayOfWeek weekStart) {
+			this.weekStart = weekStart;
 		}
 
 		public @Nullable Long getLimit() {

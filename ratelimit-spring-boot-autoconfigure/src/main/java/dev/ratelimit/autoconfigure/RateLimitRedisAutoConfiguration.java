@@ -324,10 +324,20 @@ public final class RateLimitRedisAutoConfiguration {
 		}
 	}
 
+	/**
+	 * The stores of {@code ratelimit.stores.<store>.*}, for rules that name one; closed at shutdown. Without any, the
+	 * store is the application's Redis alone.
+	 */
+	@Bean(destroyMethod = "close")
+	NamedRedisStores rateLimitNamedStores(RateLimitProperties properties) {
+		return new NamedRedisStores(properties, batching(properties.getRedis().getBatch()));
+	}
+
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
-	RedisRateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties,
-			Environment environment, ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers) {
+	RateLimitStore rateLimitStore(LettuceConnectionFactory connectionFactory, RateLimitProperties properties,
+			Environment environment, ObjectProvider<RedisRateLimitStoreBuilderCustomizer> customizers,
+			NamedRedisStores rateLimitNamedStores) {
 		if (properties.getRedis().getTimeout().isNegative() || properties.getRedis().getTimeout().isZero()) {
 			throw new InvalidRateLimitConfigurationException("ratelimit.redis.timeout", "must be positive",
 					"Set it to how long a rate limit decision may wait for Redis, e.g. 100ms");
@@ -343,7 +353,7 @@ public final class RateLimitRedisAutoConfiguration {
 			RedisRateLimitStore store = builder.build();
 			logger.info("Rate limits are kept in Redis (" + where(connectionFactory) + "), key prefix '"
 					+ properties.getKeyPrefix() + "'");
-			return store;
+			return rateLimitNamedStores.isEmpty() ? store : rateLimitNamedStores.routing(store);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidRateLimitConfigurationException("ratelimit.key-prefix", ex.getMessage(),

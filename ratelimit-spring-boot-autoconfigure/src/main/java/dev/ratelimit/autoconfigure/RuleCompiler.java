@@ -1,6 +1,8 @@
 package dev.ratelimit.autoconfigure;
 
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -15,6 +17,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.DenialStatus;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.KeyResolver;
@@ -249,7 +252,8 @@ public final class RuleCompiler {
 	private RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader, double regionShare) {
 		String prefix = "ratelimit.rules." + name;
 		checkName(prefix, name);
-		Algorithm algorithm = rule.getAlgorithm().rateAlgorithm();
+		CalendarPeriod calendar = calendar(prefix, rule);
+		Algorithm algorithm = (calendar != null) ? Algorithm.FIXED_WINDOW : rule.getAlgorithm().rateAlgorithm();
 		if (algorithm == null) {
 			throw new InvalidRateLimitRuleException(prefix + ".algorithm", "adaptive-concurrency is not a rate",
 					"Compile it with compileAdaptive");
@@ -274,7 +278,8 @@ public final class RuleCompiler {
 			throw new InvalidRateLimitRuleException(prefix + ".period", "concurrency has no period",
 					"Remove it; lease-timeout bounds how long a request holds its slot");
 		}
-		Duration period = (algorithm == Algorithm.CONCURRENCY) ? rule.getLeaseTimeout() : rule.getPeriod();
+		Duration period = (calendar != null) ? calendar.nominalLength()
+				: (algorithm == Algorithm.CONCURRENCY) ? rule.getLeaseTimeout() : rule.getPeriod();
 		if (period == null) {
 			Field missing = (algorithm == Algorithm.CONCURRENCY) ? Field.LEASE_TIMEOUT : Field.PERIOD;
 			throw new InvalidRateLimitRuleException(prefix + "." + missing.propertyName(),
@@ -303,13 +308,13 @@ public final class RuleCompiler {
 		Long burst = (configuredBurst != null) ? shareOf(share, configuredBurst) : null;
 		RateLimitPolicy policy = policy(prefix, prefix + ".limit",
 				() -> new RateLimitPolicy(name, algorithm, limit, period, (burst != null) ? burst : 0,
-						rule.isSpreadWindows()));
+						rule.isSpreadWindows(), calendar));
 		Map<String, RateLimitPolicy> tiers = new LinkedHashMap<>();
 		rule.getTiers().forEach((tier, tierLimit) -> {
 			String property = prefix + ".tiers." + tier;
 			long value = shareOf(share, required(property, tierLimit, "Set it to the tier's limit per period"));
 			tiers.put(tier, policy(prefix, property, () -> new RateLimitPolicy(name, algorithm, value, period,
-					(burst != null) ? burst : 0, rule.isSpreadWindows())));
+					(burst != null) ? burst : 0, rule.isSpreadWindows(), calendar)));
 		});
 		KeyResolver tierKey = null;
 		if (!tiers.isEmpty() || rule.getTierKey() != null) {
@@ -325,6 +330,46 @@ public final class RuleCompiler {
 				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct,
 				countWhen(prefix + ".count-when", rule.getCountWhen()),
 				waiting(prefix, algorithm, rule), sync(prefix, algorithm, rule, policy));
+	}
+
+	/**
+	 * Returns the calendar of a calendar quota ({@code calendar: day | week | month}), or {@code null}.
+	 * @throws InvalidRateLimitRuleException naming the property for a calendar beside a period, an algorithm that is
+	 * not fixed-window, spread windows or local decisions, and for an unknown zone
+	 */
+	private static @Nullable CalendarPeriod calendar(String prefix, RateLimitProperties.Rule rule) {
+		CalendarPeriod.Unit unit = rule.getCalendar();
+		if (unit == null) {
+			return null;
+		}
+		if (rule.getPeriod() != null) {
+			throw new InvalidRateLimitRuleException(prefix + ".period", "calendar (" + unit.configName()
+					+ ") takes the place of period: a rule has one or the other",
+					"Remove period to count per calendar " + unit.configName() + ", or remove calendar");
+		}
+		if (rule.isAlgorithmSet() && rule.getAlgorithm().rateAlgorithm() != Algorithm.FIXED_WINDOW) {
+			throw new InvalidRateLimitRuleException(prefix + ".algorithm", "a calendar quota counts in fixed windows"
+					+ " aligned to the calendar; " + rule.getAlgorithm().name().toLowerCase(Locale.ROOT).replace('_', '-')
+					+ " is not one", "Remove algorithm (calendar implies fixed-window), or set it to fixed-window");
+		}
+		if (rule.isSpreadWindows()) {
+			throw new InvalidRateLimitRuleException(prefix + ".spread-windows",
+					"calendar windows start at the calendar's boundaries, the same for every subject",
+					"Remove spread-windows");
+		}
+		if (rule.getSync() == RateLimitProperties.SyncMode.LOCAL) {
+			throw new InvalidRateLimitRuleException(prefix + ".sync", "a calendar quota is decided exactly",
+					"Use sync: exact (the default)");
+		}
+		ZoneId zone;
+		try {
+			zone = ZoneId.of(rule.getZone().trim());
+		}
+		catch (DateTimeException ex) {
+			throw new InvalidRateLimitRuleException(prefix + ".zone", "'" + rule.getZone() + "' is not a time zone ("
+					+ ex.getMessage() + ")", "Use an IANA zone id such as Europe/Berlin, America/New_York or UTC");
+		}
+		return new CalendarPeriod(unit, zone, rule.getWeekStart());
 	}
 
 	/** Returns a region's share of a limit: rounded down, at least 1. */
@@ -636,6 +681,7 @@ public final class RuleCompiler {
 					+ " or remove it";
 			case SPREAD_WINDOWS -> "Remove it or use algorithm fixed-window";
 			case LEASE_TIMEOUT -> "Set it to the longest a request may hold its slot, between 1ms and 366d, e.g. 30s";
+			case CALENDAR -> "Remove algorithm (calendar implies fixed-window), or remove calendar";
 		};
 	}
 
@@ -651,7 +697,7 @@ public final class RuleCompiler {
 			.append((policy.algorithm() == Algorithm.CONCURRENCY) ? " in flight, lease timeout "
 					: (policy.algorithm() == Algorithm.DISTINCT) ? " values of " + rule.getDistinct().trim() + " per "
 							: " per ")
-			.append(Periods.format(policy.period()));
+			.append((policy.calendar() != null) ? policy.calendar().toString() : Periods.format(policy.period()));
 		if (policy.algorithm().usesBurst() && policy.capacity() != policy.limit()) {
 			line.append(" (burst ").append(policy.capacity()).append(')');
 		}

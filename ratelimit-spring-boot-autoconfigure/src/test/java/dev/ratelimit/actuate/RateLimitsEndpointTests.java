@@ -1,9 +1,12 @@
 package dev.ratelimit.actuate;
 
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.List;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
@@ -89,6 +92,29 @@ class RateLimitsEndpointTests {
 		assertThat(next.remaining()).isOne();
 		RateLimitPolicy rate = RateLimitPolicy.of("login", Algorithm.GCRA, 3, Duration.ofSeconds(10));
 		assertThat(endpoint(rate, this.store).subject("login", new String[] { "alice" }, null).leases()).isNull();
+	}
+
+	/** A calendar quota shows what is used and when its window ends, before and after anything is used. */
+	@Test
+	void aCalendarQuotaShowsItsUsedUnitsAndWhenItResets() {
+		ZoneId berlin = ZoneId.of("Europe/Berlin");
+		RateLimitPolicy policy = RateLimitPolicy.calendar("daily", 10, CalendarPeriod.of(CalendarPeriod.Unit.DAY, berlin));
+		this.clock.setMicros(LocalDateTime.parse("2026-10-25T23:59:59").atZone(berlin).toEpochSecond() * 1_000_000L);
+		String midnight = LocalDateTime.parse("2026-10-26T00:00").atZone(berlin).toInstant().toString();
+		RateLimitsEndpoint endpoint = endpoint(policy, this.store);
+		SubjectDescriptor unused = endpoint.subject("daily", new String[] { "alice" }, null);
+		assertThat(unused.used()).isZero();
+		assertThat(unused.resetsAt()).isEqualTo(midnight);
+		for (int i = 0; i < 3; i++) {
+			request(policy);
+		}
+		SubjectDescriptor used = endpoint.subject("daily", new String[] { "alice" }, null);
+		assertThat(used.used()).isEqualTo(3);
+		assertThat(used.remaining()).isEqualTo(7);
+		assertThat(used.resetsAt()).isEqualTo(midnight);
+		assertThat(used.resetAfter()).isEqualTo("PT1S");
+		assertThat(endpoint.subject("daily", new String[] { "alice" }, null)).as("reading spends nothing")
+			.isEqualTo(used);
 	}
 
 	@Test

@@ -25,6 +25,10 @@ class HelloController {
 			                                         600/min per IP
 			  GET  /api/export?ms=N                  rule 'export': at most 2 in progress per IP, across
 			                                         instances (concurrency, leases in Redis)
+			  GET  /api/convert                      rule 'convert-daily': a daily quota per known X-API-Key,
+			                                         reset at midnight UTC (free 50, pro 1000; else 10 per IP)
+			  GET  /api/usage                        the X-API-Key's usage of 'convert-daily' (used, remaining,
+			                                         resetsAt), read without spending any
 
 			Try:
 			  for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code}\\n' localhost:8080/api/hello; done

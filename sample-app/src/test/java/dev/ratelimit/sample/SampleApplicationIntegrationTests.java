@@ -6,6 +6,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -322,6 +325,32 @@ class SampleApplicationIntegrationTests {
 		HttpResponse<String> after = get("/api/export?ms=0", null);
 		assertThat(after.statusCode()).isEqualTo(200);
 		assertThat(after.body()).isEqualTo("exported in 0 ms\n");
+	}
+
+	/**
+	 * The daily quota per API key resets at midnight UTC, and the customer reads their usage at {@code /api/usage}
+	 * without spending any of it.
+	 */
+	@Test
+	void usageShowsTheDailyQuotaOfTheApiKeyWithoutSpendingIt() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			assertThat(get("/api/convert", "demo-free-key").statusCode()).isEqualTo(200);
+		}
+		Instant midnightBefore = LocalDate.now(ZoneOffset.UTC).plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant();
+		JsonNode usage = json.readTree(get("/api/usage", "demo-free-key").body());
+		Instant midnightAfter = LocalDate.now(ZoneOffset.UTC).plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant();
+		assertThat(usage.get("quota").asString()).isEqualTo("convert-daily");
+		assertThat(usage.get("plan").asString()).isEqualTo("free");
+		assertThat(usage.get("limit").asLong()).isEqualTo(50);
+		assertThat(usage.get("used").asLong()).isEqualTo(3);
+		assertThat(usage.get("remaining").asLong()).isEqualTo(47);
+		// the next midnight UTC (either side of one, should the test run across it)
+		assertThat(Instant.parse(usage.get("resetsAt").asString())).isIn(midnightBefore, midnightAfter);
+		assertThat(json.readTree(get("/api/usage", "demo-free-key").body()).get("used").asLong())
+			.as("reading spends nothing").isEqualTo(3);
+		HttpResponse<String> convert = get("/api/convert", "demo-free-key");
+		assertThat(header(convert, "RateLimit-Policy")).isEqualTo("\"convert-daily\";q=50;w=86400");
+		assertThat(get("/api/usage", null).statusCode()).isEqualTo(401);
 	}
 
 	/** Returns the slots held under the {@code export} rule, read in Redis (every client: the tests use one IP). */

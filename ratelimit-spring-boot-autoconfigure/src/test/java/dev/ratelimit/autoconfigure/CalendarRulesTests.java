@@ -1,0 +1,100 @@
+package dev.ratelimit.autoconfigure;
+
+import java.time.DayOfWeek;
+import java.time.Duration;
+import java.time.ZoneId;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.CalendarPeriod;
+import dev.ratelimit.CalendarPeriod.Unit;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.rule.InvalidRateLimitRuleException;
+import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.rule.RateLimitRules;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code calendar}, {@code zone} and {@code week-start} compile into a calendar quota (fixed windows aligned to the
+ * zone's calendar, tiers included); start-up fails naming the property for an unknown zone, a calendar beside a
+ * period, a calendar with an algorithm that is not fixed-window, spread windows or local decisions.
+ */
+class CalendarRulesTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+		.withPropertyValues("ratelimit.store=local", "ratelimit.rules.quota.limit=1000",
+				"ratelimit.rules.quota.calendar=day", "ratelimit.rules.quota.key=api-key");
+
+	@Test
+	void calendarCompilesIntoAFixedWindowQuotaInItsZoneWithTiers() {
+		this.runner.withPropertyValues("ratelimit.rules.quota.zone=Europe/Berlin", "ratelimit.rules.quota.tiers.pro=5000",
+				"ratelimit.rules.quota.tier-key=header:X-Plan")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RateLimitRule rule = context.getBean(RateLimitRules.class).get("quota").orElseThrow();
+				CalendarPeriod days = CalendarPeriod.of(Unit.DAY, ZoneId.of("Europe/Berlin"));
+				assertThat(rule.policy()).isEqualTo(RateLimitPolicy.calendar("quota", 1000, days));
+				assertThat(rule.tiers().get("pro")).isEqualTo(RateLimitPolicy.calendar("quota", 5000, days));
+			});
+	}
+
+	@Test
+	void zoneDefaultsToUtcAndWeeksToMonday() {
+		this.runner.withPropertyValues("ratelimit.rules.quota.calendar=week").run((context) -> {
+			RateLimitPolicy policy = context.getBean(RateLimitRules.class).get("quota").orElseThrow().policy();
+			assertThat(policy.calendar()).isEqualTo(new CalendarPeriod(Unit.WEEK, ZoneId.of("UTC"), DayOfWeek.MONDAY));
+			assertThat(policy.algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
+			assertThat(policy.period()).isEqualTo(Duration.ofDays(7));
+		});
+		this.runner.withPropertyValues("ratelimit.rules.quota.calendar=week", "ratelimit.rules.quota.week-start=sunday",
+				"ratelimit.rules.quota.algorithm=fixed-window")
+			.run((context) -> assertThat(
+					context.getBean(RateLimitRules.class).get("quota").orElseThrow().policy().calendar().weekStart())
+				.isEqualTo(DayOfWeek.SUNDAY));
+	}
+
+	@Test
+	void unknownZoneFailsStartUpNamingZone() {
+		this.runner.withPropertyValues("ratelimit.rules.quota.zone=Europe/Berlinn")
+			.run(fails("ratelimit.rules.quota.zone", "Europe/Berlinn", "IANA zone"));
+	}
+
+	@Test
+	void calendarBesidePeriodFailsStartUpNamingPeriod() {
+		this.runner.withPropertyValues("ratelimit.rules.quota.period=1d")
+			.run(fails("ratelimit.rules.quota.period", "takes the place of period", "Remove period"));
+	}
+
+	@Test
+	void calendarWithAnAlgorithmThatIsNotAWindowFailsStartUpNamingAlgorithm() {
+		this.runner.withPropertyValues("ratelimit.rules.quota.algorithm=gcra")
+			.run(fails("ratelimit.rules.quota.algorithm", "gcra is not one", "calendar implies fixed-window"));
+		this.runner.withPropertyValues("ratelimit.rules.quota.algorithm=sliding-window-counter")
+			.run(fails("ratelimit.rules.quota.algorithm", "sliding-window-counter is not one", "fixed-window"));
+	}
+
+	@Test
+	void calendarWithSpreadWindowsOrLocalDecisionsFailsStartUp() {
+		this.runner.withPropertyValues("ratelimit.rules.quota.spread-windows=true")
+			.run(fails("ratelimit.rules.quota.spread-windows", "calendar's boundaries", "Remove spread-windows"));
+		this.runner.withPropertyValues("ratelimit.rules.quota.sync=local")
+			.run(fails("ratelimit.rules.quota.sync", "decided exactly", "sync: exact"));
+	}
+
+	private static ContextConsumer<AssertableApplicationContext> fails(String property, String reason, String fix) {
+		return (context) -> assertThat(context).getFailure()
+			.rootCause()
+			.isInstanceOf(InvalidRateLimitRuleException.class)
+			.hasMessageContaining(property)
+			.hasMessageContaining(reason)
+			.hasMessageContaining(fix);
+	}
+
+}

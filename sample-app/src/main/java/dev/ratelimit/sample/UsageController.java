@@ -1,0 +1,52 @@
+package dev.ratelimit.sample;
+
+import java.time.Instant;
+
+import dev.ratelimit.rule.QuotaUsage;
+import dev.ratelimit.rule.RateLimitUsage;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
+
+/**
+ * {@code GET /api/convert}: limited per known API key by the daily quota {@code convert-daily} (calendar: day, reset
+ * at midnight UTC); {@code GET /api/usage}: the caller's usage of that quota, read without spending any of it.
+ */
+@RestController
+class UsageController {
+
+	static final String QUOTA = "convert-daily";
+
+	private final RateLimitUsage usage;
+
+	private final ApiKeyPlans plans;
+
+	UsageController(RateLimitUsage usage, ApiKeyPlans plans) {
+		this.usage = usage;
+		this.plans = plans;
+	}
+
+	@GetMapping(path = "/api/convert", produces = MediaType.TEXT_PLAIN_VALUE)
+	String convert() {
+		return "converted\n";
+	}
+
+	@GetMapping("/api/usage")
+	Usage usage(@RequestHeader(name = "${ratelimit.api-key-header:X-API-Key}", required = false) String apiKey) {
+		String plan = this.plans.planOf(apiKey);
+		if (plan == null) {
+			throw new ResponseStatusException(HttpStatus.UNAUTHORIZED, "send a known X-API-Key to see its usage");
+		}
+		QuotaUsage quota = this.usage.of(QUOTA, apiKey, plan).orElseThrow();
+		return new Usage(QUOTA, plan, quota.limit(), quota.used(), quota.remaining(), quota.resetsAt());
+	}
+
+	/** What a customer sees: the quota, their plan, and when it resets. */
+	record Usage(String quota, String plan, long limit, long used, long remaining, Instant resetsAt) {
+	}
+
+}

@@ -28,9 +28,16 @@ import java.util.regex.Pattern;
  * @param period the period (for a concurrency policy: the lease timeout)
  * @param burst the bucket capacity, or 0 for the default ({@code limit})
  * @param spreadWindows whether fixed windows start at a per-key offset
+ * @param warmUp for {@link Algorithm#GCRA} and {@link Algorithm#TOKEN_BUCKET}: how long a key is used after idleness
+ * before it admits at the full rate, {@link Duration#ZERO} for none; a key unused for this long is cold again
+ * @param coldFactor how much slower a cold key admits: at {@code limit / coldFactor}, with {@code burst / coldFactor}
+ * (at least 1); from 1 to 100, meaningful with a warm-up only
  */
 public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration period, long burst,
-		boolean spreadWindows) {
+		boolean spreadWindows, Duration warmUp, double coldFactor) {
+
+	/** The default {@link #coldFactor()}, as Guava's {@code SmoothWarmingUp}. */
+	public static final double DEFAULT_COLD_FACTOR = 3;
 
 	/** Upper bound of a period. */
 	public static final Duration MAX_PERIOD = Duration.ofDays(366);
@@ -90,6 +97,28 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 			throw new InvalidPolicyException(Field.BURST, "burst " + capacity + " is too large for " + limit + " per "
 					+ period);
 		}
+		Objects.requireNonNull(warmUp, "warmUp");
+		if (warmUp.isNegative() || warmUp.compareTo(MAX_PERIOD) > 0) {
+			throw new InvalidPolicyException(Field.WARM_UP, "warm-up must be between 0 and 366d but was " + warmUp);
+		}
+		if (!warmUp.isZero() && algorithm != Algorithm.GCRA && algorithm != Algorithm.TOKEN_BUCKET) {
+			throw new InvalidPolicyException(Field.WARM_UP, "warm-up applies to gcra and token-bucket only, not "
+					+ algorithm.configName());
+		}
+		if (!warmUp.isZero() && toMicros(warmUp) < 1) {
+			throw new InvalidPolicyException(Field.WARM_UP, "warm-up must be at least 1us (or 0 for none) but was "
+					+ warmUp);
+		}
+		if (!(coldFactor >= 1 && coldFactor <= 100)) {
+			throw new InvalidPolicyException(Field.COLD_FACTOR, "cold-factor must be between 1 and 100 but was "
+					+ coldFactor);
+		}
+	}
+
+	/** Creates a policy without warm-up. */
+	public RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration period, long burst,
+			boolean spreadWindows) {
+		this(name, algorithm, limit, period, burst, spreadWindows, Duration.ZERO, DEFAULT_COLD_FACTOR);
 	}
 
 	/** Returns whether a name is a valid rule name: 1 to 32 characters of {@code [A-Za-z0-9._-]}. */
@@ -139,12 +168,36 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 
 	/** Returns a copy with the given burst (bucket capacity). */
 	public RateLimitPolicy withBurst(long burst) {
-		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, burst, this.spreadWindows);
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, burst, this.spreadWindows,
+				this.warmUp, this.coldFactor);
 	}
 
 	/** Returns a copy whose fixed windows start at a per-key offset. */
 	public RateLimitPolicy withSpreadWindows(boolean spreadWindows) {
-		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, this.burst, spreadWindows);
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, this.burst, spreadWindows,
+				this.warmUp, this.coldFactor);
+	}
+
+	/**
+	 * Returns a copy that warms up: a key unused for {@code warmUp} admits at {@code limit / coldFactor} (its burst
+	 * too), rising to the full rate as it is used for {@code warmUp}.
+	 * @param warmUp the warm-up period, {@link Duration#ZERO} for none
+	 * @param coldFactor how much slower a cold key admits, from 1 to 100
+	 * @return the copy
+	 */
+	public RateLimitPolicy withWarmUp(Duration warmUp, double coldFactor) {
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, this.burst, this.spreadWindows,
+				warmUp, coldFactor);
+	}
+
+	/** Returns whether keys of this policy warm up after idleness. */
+	public boolean warmsUp() {
+		return !this.warmUp.isZero() && this.coldFactor > 1;
+	}
+
+	/** Returns the warm-up period in microseconds. */
+	public long warmUpMicros() {
+		return toMicros(this.warmUp);
 	}
 
 	/** Returns the period in microseconds. */
@@ -189,7 +242,13 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 		SPREAD_WINDOWS("spread-windows"),
 
 		/** The lease timeout of a concurrency policy (its period). */
-		LEASE_TIMEOUT("lease-timeout");
+		LEASE_TIMEOUT("lease-timeout"),
+
+		/** The warm-up period. */
+		WARM_UP("warm-up"),
+
+		/** How much slower a cold key admits. */
+		COLD_FACTOR("cold-factor");
 
 		private final String propertyName;
 

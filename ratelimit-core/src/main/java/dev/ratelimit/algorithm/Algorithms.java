@@ -45,6 +45,10 @@ public final class Algorithms {
 	}
 
 	private static LimitAlgorithm<?> of(RateLimitPolicy policy, String subject, String leaseId, String value) {
+		if (policy.warmsUp()) {
+			return new WarmingUp(policy.algorithm(), policy.intervalMicros(), policy.capacity(), policy.limit(),
+					policy.warmUpMicros(), policy.coldFactor());
+		}
 		return switch (policy.algorithm()) {
 			case FIXED_WINDOW -> new FixedWindow(policy.periodMicros(), policy.limit(), windowOffset(policy, subject));
 			case SLIDING_WINDOW_LOG -> new SlidingWindowLog(policy.periodMicros(), policy.limit());

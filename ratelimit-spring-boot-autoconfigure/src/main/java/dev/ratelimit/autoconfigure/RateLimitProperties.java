@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.adaptive.AdaptiveStrategy;
 import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RuleMode;
@@ -762,6 +763,17 @@ public class RateLimitProperties {
 		private boolean spreadWindows;
 
 		/**
+		 * Warm-up of gcra and token-bucket rules: a key unused for this long is cold and admits at limit /
+		 * cold-factor (its burst too), rising to the full rate over this much use. 0 (the default) for none.
+		 */
+		private Duration warmUp = Duration.ZERO;
+
+		/**
+		 * How much slower a cold key admits while it warms up, from 1 to 100.
+		 */
+		private double coldFactor = RateLimitPolicy.DEFAULT_COLD_FACTOR;
+
+		/**
 		 * Limit per tier, e.g. free: 100, pro: 10000; a missing or unknown tier gets the rule's limit.
 		 */
 		private Map<String, Long> tiers = new LinkedHashMap<>();
@@ -921,6 +933,22 @@ public class RateLimitProperties {
 
 		public void setSpreadWindows(boolean spreadWindows) {
 			this.spreadWindows = spreadWindows;
+		}
+
+		public Duration getWarmUp() {
+			return this.warmUp;
+		}
+
+		public void setWarmUp(Duration warmUp) {
+			this.warmUp = warmUp;
+		}
+
+		public double getColdFactor() {
+			return this.coldFactor;
+		}
+
+		public void setColdFactor(double coldFactor) {
+			this.coldFactor = coldFactor;
 		}
 
 		public Map<String, Long> getTiers() {

@@ -763,13 +763,13 @@ public class RateLimitProperties {
 		private boolean spreadWindows;
 
 		/**
-		 * Warm-up of gcra and token-bucket rules: a key unused for this long is cold and admits at limit /
-		 * cold-factor (its burst too), rising to the full rate over this much use. 0 (the default) for none.
+		 * Warm up keys of a gcra or token-bucket rule after idleness: a key unused for this long is cold and admits
+		 * at limit / cold-factor (its burst too), rising to the full rate over this much use. 0 (the default) for none.
 		 */
 		private Duration warmUp = Duration.ZERO;
 
 		/**
-		 * How much slower a cold key admits while it warms up, from 1 to 100.
+		 * Divide the rate and burst of a cold key by this factor while it warms up, from 1 to 100.
 		 */
 		private double coldFactor = RateLimitPolicy.DEFAULT_COLD_FACTOR;
 

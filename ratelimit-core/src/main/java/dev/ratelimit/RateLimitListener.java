@@ -133,6 +133,14 @@ public interface RateLimitListener {
 	default void onRefund(List<Consumption> refunded) {
 	}
 
+	/**
+	 * Called when a denied call was answered by its fallback method ({@code @RateLimited(fallbackMethod = ...)})
+	 * instead of an exception; its verdict was reported to {@link #onVerdict} before, as denied.
+	 * @param verdict the verdict that denied the call (empty when an adaptive concurrency limit denied it)
+	 */
+	default void onFallback(Verdict verdict) {
+	}
+
 	/** Returns a listener that calls each of the given listeners. */
 	static RateLimitListener composite(List<RateLimitListener> listeners) {
 		if (listeners.isEmpty()) {
@@ -191,6 +199,13 @@ public interface RateLimitListener {
 			public void onRefund(List<Consumption> refunded) {
 				for (RateLimitListener listener : all) {
 					listener.onRefund(refunded);
+				}
+			}
+
+			@Override
+			public void onFallback(Verdict verdict) {
+				for (RateLimitListener listener : all) {
+					listener.onFallback(verdict);
 				}
 			}
 

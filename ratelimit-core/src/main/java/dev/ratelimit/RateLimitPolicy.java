@@ -32,9 +32,16 @@ import org.jspecify.annotations.Nullable;
  * @param spreadWindows whether fixed windows start at a per-key offset
  * @param calendar for a calendar quota, the calendar its fixed windows follow (then {@code period} is the
  * {@link CalendarPeriod#nominalLength() nominal length} of a window); else {@code null}
+ * @param warmUp for {@link Algorithm#GCRA} and {@link Algorithm#TOKEN_BUCKET}: how long a key is used after idleness
+ * before it admits at the full rate, {@link Duration#ZERO} for none; a key unused for this long is cold again
+ * @param coldFactor how much slower a cold key admits: at {@code limit / coldFactor}, with {@code burst / coldFactor}
+ * (at least 1); from 1 to 100, meaningful with a warm-up only
  */
 public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration period, long burst,
-		boolean spreadWindows, @Nullable CalendarPeriod calendar) {
+		boolean spreadWindows, @Nullable CalendarPeriod calendar, Duration warmUp, double coldFactor) {
+
+	/** The default {@link #coldFactor()}, as Guava's {@code SmoothWarmingUp}. */
+	public static final double DEFAULT_COLD_FACTOR = 3;
 
 	/** Upper bound of a period. */
 	public static final Duration MAX_PERIOD = Duration.ofDays(366);
@@ -108,6 +115,53 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 			throw new InvalidPolicyException(Field.BURST, "burst " + capacity + " is too large for " + limit + " per "
 					+ period);
 		}
+		Objects.requireNonNull(warmUp, "warmUp");
+		if (warmUp.isNegative() || warmUp.compareTo(MAX_PERIOD) > 0) {
+			throw new InvalidPolicyException(Field.WARM_UP, "warm-up must be between 0 and 366d but was " + warmUp);
+		}
+		if (!warmUp.isZero() && algorithm != Algorithm.GCRA && algorithm != Algorithm.TOKEN_BUCKET) {
+			throw new InvalidPolicyException(Field.WARM_UP, "warm-up applies to gcra and token-bucket only, not "
+					+ algorithm.configName());
+		}
+		if (!warmUp.isZero() && toMicros(warmUp) < 1) {
+			throw new InvalidPolicyException(Field.WARM_UP, "warm-up must be at least 1us (or 0 for none) but was "
+					+ warmUp);
+		}
+		if (!(coldFactor >= 1 && coldFactor <= 100)) {
+			throw new InvalidPolicyException(Field.COLD_FACTOR, "cold-factor must be between 1 and 100 but was "
+					+ coldFactor);
+		}
+	}
+
+	/**
+	 * Creates a policy without warm-up.
+	 * @param name the rule name
+	 * @param algorithm the algorithm
+	 * @param limit units per period
+	 * @param period the period
+	 * @param burst the bucket capacity, or 0 for the default
+	 * @param spreadWindows whether fixed windows start at a per-key offset
+	 * @param calendar the calendar of a calendar quota, or {@code null}
+	 */
+	public RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration period, long burst,
+			boolean spreadWindows, @Nullable CalendarPeriod calendar) {
+		this(name, algorithm, limit, period, burst, spreadWindows, calendar, Duration.ZERO, DEFAULT_COLD_FACTOR);
+	}
+
+	/**
+	 * Creates a policy without a calendar.
+	 * @param name the rule name
+	 * @param algorithm the algorithm
+	 * @param limit units per period
+	 * @param period the period
+	 * @param burst the bucket capacity, or 0 for the default
+	 * @param spreadWindows whether fixed windows start at a per-key offset
+	 * @param warmUp the warm-up period, {@link Duration#ZERO} for none
+	 * @param coldFactor how much slower a cold key admits
+	 */
+	public RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration period, long burst,
+			boolean spreadWindows, Duration warmUp, double coldFactor) {
+		this(name, algorithm, limit, period, burst, spreadWindows, null, warmUp, coldFactor);
 	}
 
 	/**
@@ -121,7 +175,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	 */
 	public RateLimitPolicy(String name, Algorithm algorithm, long limit, Duration period, long burst,
 			boolean spreadWindows) {
-		this(name, algorithm, limit, period, burst, spreadWindows, null);
+		this(name, algorithm, limit, period, burst, spreadWindows, null, Duration.ZERO, DEFAULT_COLD_FACTOR);
 	}
 
 	/**
@@ -139,7 +193,7 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	/** Returns a copy with another limit (and the same period or calendar). */
 	public RateLimitPolicy withLimit(long limit) {
 		return new RateLimitPolicy(this.name, this.algorithm, limit, this.period, this.burst, this.spreadWindows,
-				this.calendar);
+				this.calendar, this.warmUp, this.coldFactor);
 	}
 
 	/** Returns whether a name is a valid rule name: 1 to 32 characters of {@code [A-Za-z0-9._-]}. */
@@ -190,13 +244,35 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 	/** Returns a copy with the given burst (bucket capacity). */
 	public RateLimitPolicy withBurst(long burst) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, burst, this.spreadWindows,
-				this.calendar);
+				this.calendar, this.warmUp, this.coldFactor);
 	}
 
 	/** Returns a copy whose fixed windows start at a per-key offset. */
 	public RateLimitPolicy withSpreadWindows(boolean spreadWindows) {
 		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, this.burst, spreadWindows,
-				this.calendar);
+				this.calendar, this.warmUp, this.coldFactor);
+	}
+
+	/**
+	 * Returns a copy that warms up: a key unused for {@code warmUp} admits at {@code limit / coldFactor} (its burst
+	 * too), rising to the full rate as it is used for {@code warmUp}.
+	 * @param warmUp the warm-up period, {@link Duration#ZERO} for none
+	 * @param coldFactor how much slower a cold key admits, from 1 to 100
+	 * @return the copy
+	 */
+	public RateLimitPolicy withWarmUp(Duration warmUp, double coldFactor) {
+		return new RateLimitPolicy(this.name, this.algorithm, this.limit, this.period, this.burst, this.spreadWindows,
+				this.calendar, warmUp, coldFactor);
+	}
+
+	/** Returns whether keys of this policy warm up after idleness. */
+	public boolean warmsUp() {
+		return !this.warmUp.isZero() && this.coldFactor > 1;
+	}
+
+	/** Returns the warm-up period in microseconds. */
+	public long warmUpMicros() {
+		return toMicros(this.warmUp);
 	}
 
 	/** Returns the period in microseconds. */
@@ -244,7 +320,13 @@ public record RateLimitPolicy(String name, Algorithm algorithm, long limit, Dura
 		LEASE_TIMEOUT("lease-timeout"),
 
 		/** The calendar of a calendar quota. */
-		CALENDAR("calendar");
+		CALENDAR("calendar"),
+
+		/** The warm-up period. */
+		WARM_UP("warm-up"),
+
+		/** How much slower a cold key admits. */
+		COLD_FACTOR("cold-factor");
 
 		private final String propertyName;
 

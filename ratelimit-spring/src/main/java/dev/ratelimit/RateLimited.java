@@ -21,6 +21,9 @@ import org.springframework.core.annotation.AliasFor;
  * {@code key} and {@code cost} are SpEL expressions over the method arguments ({@code #userId}, {@code #p0},
  * {@code #a0}) and beans ({@code @beanName}). Without a key, a call inside a web request uses the named rule's key (or
  * the client IP for inline rules), and any other call uses one global quota.
+ * <p>
+ * With {@link #fallbackMethod()}, a denied call answers what the named method of the same bean returns instead of
+ * throwing.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
@@ -59,6 +62,15 @@ public @interface RateLimited {
 
 	/** Whether the limit only observes (never throws). */
 	boolean shadow() default false;
+
+	/**
+	 * Name of a method of the same bean that answers a denied call instead of the exception: it takes the same
+	 * parameters, optionally followed by a {@link RateLimitExceededException} (or a {@link Verdict}), and returns a
+	 * type the annotated method may return (for a {@code Mono}, {@code Flux} or {@code CompletableFuture}: its own
+	 * publisher or future). Resolved at start-up: a missing, ambiguous or incompatible method fails it. Never called
+	 * for a shadow limit, which does not deny.
+	 */
+	String fallbackMethod() default "";
 
 	/** Container of repeated {@link RateLimited} annotations. */
 	@Target({ ElementType.METHOD, ElementType.TYPE })

@@ -45,6 +45,10 @@ public final class Algorithms {
 	}
 
 	private static LimitAlgorithm<?> of(RateLimitPolicy policy, String subject, String leaseId, String value) {
+		if (policy.warmsUp()) {
+			return new WarmingUp(policy.algorithm(), policy.intervalMicros(), policy.capacity(), policy.limit(),
+					policy.warmUpMicros(), policy.coldFactor());
+		}
 		return switch (policy.algorithm()) {
 			case FIXED_WINDOW -> (policy.calendar() != null) ? new CalendarWindow(policy.calendar(), policy.limit())
 					: new FixedWindow(policy.periodMicros(), policy.limit(), windowOffset(policy, subject));

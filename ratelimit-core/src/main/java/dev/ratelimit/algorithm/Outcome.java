@@ -15,9 +15,21 @@ import org.jspecify.annotations.Nullable;
  * @param retryAfterMicros 0 when allowed; else the wait until the cost could be admitted, or {@link #NEVER}
  * @param state the state to keep when the outcome is committed (for a denial: the unchanged input state)
  * @param ttlMicros how long the committed state must be kept; 0 means it equals "no state" and may be deleted
+ * @param limit the limit in force for this key now, when it is not the policy's (a key warming up), else 0
  */
 public record Outcome<S>(boolean allowed, long remaining, long resetAfterMicros, long nextAfterMicros,
-		long retryAfterMicros, @Nullable S state, long ttlMicros) {
+		long retryAfterMicros, @Nullable S state, long ttlMicros, long limit) {
+
+	/** Creates an outcome under the policy's limit. */
+	public Outcome(boolean allowed, long remaining, long resetAfterMicros, long nextAfterMicros, long retryAfterMicros,
+			@Nullable S state, long ttlMicros) {
+		this(allowed, remaining, resetAfterMicros, nextAfterMicros, retryAfterMicros, state, ttlMicros, 0);
+	}
+
+	/** Returns the limit in force: this outcome's when it has one, else the policy's. */
+	public long limitOr(long policyLimit) {
+		return (this.limit > 0) ? this.limit : policyLimit;
+	}
 
 	/** The {@link #retryAfterMicros()} of a cost that the policy can never admit. */
 	public static final long NEVER = -1;

@@ -226,7 +226,8 @@ public class LocalRateLimitStore implements RateLimitStore, SyncBackend {
 						+ outcome.ttlMicros();
 				this.entries.asMap().replace(keys[i], entries[i], entries[i]);
 			}
-			Decision decision = Decision.ofMicros(outcome.allowed(), check.policy().limit(), outcome.remaining(),
+			Decision decision = Decision.ofMicros(outcome.allowed(), outcome.limitOr(check.policy().limit()),
+					outcome.remaining(),
 					outcome.resetAfterMicros(), outcome.retryAfterMicros(), outcome.nextAfterMicros(), now);
 			if (admitted && outcome.allowed() && check.acquiresLease()) {
 				decision = decision.withLease(commit ? new Lease(check.policy(), check.subject(), leaseId, check.cost())
@@ -345,7 +346,7 @@ public class LocalRateLimitStore implements RateLimitStore, SyncBackend {
 	private static <S> Outcome<S> seenLater(Outcome<S> outcome, long delay) {
 		return new Outcome<>(outcome.allowed(), outcome.remaining(), Math.max(0, outcome.resetAfterMicros() - delay),
 				Math.max(0, outcome.nextAfterMicros() - delay), outcome.retryAfterMicros(), outcome.state(),
-				outcome.ttlMicros());
+				outcome.ttlMicros(), outcome.limit());
 	}
 
 	/**

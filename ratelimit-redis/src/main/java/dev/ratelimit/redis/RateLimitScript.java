@@ -38,6 +38,10 @@ final class RateLimitScript {
 
 	private static final int ARGS_PER_CHECK = 7;
 
+	private static final int WARM_GCRA = 10;
+
+	private static final int WARM_TOKEN_BUCKET = 11;
+
 	/** Values per check in a reply: allowed, remaining, resetAfter, retryAfter, nextAfter. */
 	private static final int VALUES_PER_CHECK = 5;
 
@@ -226,6 +230,10 @@ final class RateLimitScript {
 			String value = check.distinctValue();
 			return (value != null) ? value.getBytes(StandardCharsets.US_ASCII) : EMPTY;
 		}
+		if (policy.warmsUp()) {
+			return (policy.warmUpMicros() + " " + policy.coldFactor() + " " + policy.limit())
+				.getBytes(StandardCharsets.US_ASCII);
+		}
 		return policy.spreadWindows() ? ascii(Algorithms.windowOffset(policy, check.subject())) : ZERO;
 	}
 
@@ -247,11 +255,16 @@ final class RateLimitScript {
 		for (int i = 0; i < n; i++) {
 			RateLimitCheck check = checks.get(i);
 			int base = 2 + VALUES_PER_CHECK * i;
-			Decision decision = Decision.ofMicros(number(values, base) == 1, check.policy().limit(),
-					number(values, base + 1), number(values, base + 2), number(values, base + 3),
-					number(values, base + 4), now);
 			int reclaimedAt = 2 + VALUES_PER_CHECK * n + i;
 			long reclaimed = (values.size() > reclaimedAt) ? number(values, reclaimedAt) : 0;
+			long limit = check.policy().limit();
+			if (check.policy().warmsUp()) {
+				// the same reply field says the limit in force at the key's warmth (a refund replies none)
+				limit = (reclaimed > 0) ? reclaimed : limit;
+				reclaimed = 0;
+			}
+			Decision decision = Decision.ofMicros(number(values, base) == 1, limit, number(values, base + 1),
+					number(values, base + 2), number(values, base + 3), number(values, base + 4), now);
 			if (check.policy().algorithm() == Algorithm.DISTINCT) {
 				// the same reply field says whether the admission added the value: not a reclaimed slot
 				added[i] = reclaimed > 0;
@@ -282,7 +295,7 @@ final class RateLimitScript {
 			return new byte[][] { CALENDAR_WINDOW, ascii(policy.periodMicros()), ascii(policy.limit()) };
 		}
 		return switch (policy.algorithm()) {
-			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> new byte[][] { ascii(policy.algorithm().scriptId()),
+			case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> new byte[][] { ascii(scriptId(policy)),
 					ascii(policy.intervalMicros()), ascii(policy.capacity()) };
 			default -> new byte[][] { ascii(policy.algorithm().scriptId()), ascii(policy.periodMicros()),
 					ascii(policy.limit()) };
@@ -291,6 +304,14 @@ final class RateLimitScript {
 
 	private static long micros(Instant instant) {
 		return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
+	}
+
+	/** Returns the script's algorithm id: a policy that warms up has its own (10 GCRA, 11 token bucket). */
+	private static int scriptId(RateLimitPolicy policy) {
+		if (policy.warmsUp()) {
+			return (policy.algorithm() == Algorithm.GCRA) ? WARM_GCRA : WARM_TOKEN_BUCKET;
+		}
+		return policy.algorithm().scriptId();
 	}
 
 	private static byte[] ascii(long value) {

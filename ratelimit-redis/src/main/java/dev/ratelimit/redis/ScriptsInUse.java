@@ -31,7 +31,7 @@ record ScriptsInUse(RateLimitScript general, RateLimitScript gcra, LeaseScript l
 			return this.general;
 		}
 		for (RateLimitCheck check : checks) {
-			if (check.policy().algorithm() != Algorithm.GCRA || !check.maxWait().isZero()) {
+			if (check.policy().algorithm() != Algorithm.GCRA || check.policy().warmsUp() || !check.maxWait().isZero()) {
 				return this.general;
 			}
 		}

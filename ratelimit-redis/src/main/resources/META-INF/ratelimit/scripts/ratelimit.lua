@@ -11,12 +11,13 @@ ARGV[2]   '' to evaluate; 'peek' to peek (evaluate, writing nothing); to refund,
           refunded request was admitted
 ARGV[3 + 7(i-1) .. 9 + 7(i-1)], per check i:
           algorithm   1 fixed window, 2 sliding log, 3 sliding counter, 4 token bucket, 5 leaky bucket, 6 GCRA,
-                      7 concurrency, 8 distinct, 9 calendar window
+                      7 concurrency, 8 distinct, 9 calendar window, 10 GCRA warming up, 11 token bucket warming up
           a, b, c     fixed window: period, limit, window offset   | sliding log, counter: period, limit, 0
                       calendar window: nominal period (unused), limit, five window starts 'b0 b1 b2 b3 b4' (see below)
                       token bucket, leaky bucket, GCRA: interval (period / limit), capacity, 0
                       concurrency: lease timeout, limit, lease id (the request's; '' when it acquires nothing)
                       distinct: period, limit, the value's token (decimal digits; '' when cost is 0)
+                      warming up: interval, capacity, 'warmUp coldFactor limit' (µs, a decimal, units)
           cost        units (0 inspects only)
           shadow      1 when the check may not deny the request, else 0
           maxWait     microseconds the check accepts to wait for a reserved slot (0: deny at once; token bucket,
@@ -42,7 +43,8 @@ Reply (integers): { allowed (1|0), now, then per check: allowed (1|0), remaining
           until one more unit is available than remaining (0 when nothing is used, and always for concurrency; at
           most retryAfter of a denial). reclaimed is the number of expired slots that a concurrency check's
           admission removed (a peek: would remove); for a distinct check, 1 when its admission added a value that
-          the window had not counted (a peek: would add); else 0.
+          the window had not counted (a peek: would add); for a warm-up check (10, 11), the limit in force at its
+          warmth; else 0.
 
 Concurrency: an admitted request of cost c holds the lease <id> as c members '<id>:1' .. '<id>:c' of the check's
 sorted set, scored by their expiry (now + lease timeout); a member is held while its expiry is after now. The write
@@ -87,7 +89,8 @@ back, as far as it still counts at `now`:
                  drops by cost, not below 0, keeping its TTL
   distinct       the value's token leaves an exact set (only right at once, in the window it was added in)
 A key without state has nothing to give back. The Java reference is LimitAlgorithm.refund; the differential test binds
-them. Reply: as for evaluate, without the reclaimed counts.
+them. Reply: as for evaluate, with the limit in force of a warm-up check (else 0) in place of the reclaimed counts,
+and no delay.
 
 State and TTL (every write sets one, no longer than the state matters):
   GCRA         string integer: theoretical arrival time; TTL until it
@@ -99,6 +102,8 @@ State and TTL (every write sets one, no longer than the state matters):
   concurrency  sorted set, one member '<lease id>:<k>' per slot, scored by its expiry; TTL until the latest expires
   distinct     set of tokens (limit <= 512) or HyperLogLog, and '<key>:w' holding 's|h<windowStart>'; both with a
                TTL until the window ends
+  warming up   string 'at since': the base algorithm's time and when the key was last cold; TTL until it + warmUp
+               (an expired key is a cold one). A refund moves 'at' back, not before now, keeping the TTL
 ]]
 
 local call = redis.call
@@ -156,8 +161,8 @@ local function split3(v)
   return tonumber(sub(v, 1, i - 1)), tonumber(sub(v, i + 1, j - 1)), tonumber(sub(v, j + 1))
 end
 
-local function gcra(key, interval, capacity, cost)
-  local v = call('GET', key)
+-- v: the stored TAT (a string or a number), or nil
+local function gcraOf(v, interval, capacity, cost)
   local tat = now
   if v then
     tat = max(tonumber(v), now)
@@ -180,8 +185,12 @@ local function gcra(key, interval, capacity, cost)
 end
 
 -- The state is the 'full at' time F, as in the reference: tokens = capacity - ceil((F - now) / interval).
-local function tokenBucket(key, interval, capacity, cost)
-  local v = call('GET', key)
+local function gcra(key, interval, capacity, cost)
+  return gcraOf(call('GET', key), interval, capacity, cost)
+end
+
+-- v: the stored 'full at' time (a string or a number), or nil
+local function tokenBucketOf(v, interval, capacity, cost)
   local tokens, since = capacity, 0
   if v then
     local fullIn = tonumber(v) - now
@@ -211,6 +220,46 @@ local function tokenBucket(key, interval, capacity, cost)
   end
   local reset = untilFull(tokens - cost)
   return allowed(tokens - cost, reset, nextAfter(reset), now + reset, reset)
+end
+
+local function tokenBucket(key, interval, capacity, cost)
+  return tokenBucketOf(call('GET', key), interval, capacity, cost)
+end
+
+-- Warm-up of GCRA (10) and the token bucket (11), as dev.ratelimit.algorithm.WarmingUp: the state is 'at since' (the
+-- base algorithm's time, and when the key was last cold); params is 'warmUp coldFactor limit'. A key without state,
+-- or whose 'at' is warmUp or more before now, is cold (since = now). At warmth e = min(now - since, warmUp) the base
+-- algorithm runs with a slower interval and a smaller capacity (IEEE doubles in the reference's order, so both give
+-- the same integers), and the key is kept until it is cold (TTL + warmUp). The 8th value is the limit in force.
+local function warm(key, algorithm, interval, capacity, params, cost)
+  local w, f, limit = split3(params)
+  local v = call('GET', key)
+  local at, since
+  if v then
+    at, since = split2(v)
+  end
+  if not v or now - at >= w then
+    at = nil
+    since = now
+  end
+  local elapsed = max(0, now - since)
+  if elapsed < w then
+    local span = w + (f - 1) * elapsed
+    interval = floor(interval * f * w / span)
+    capacity = max(1, floor(capacity * span / (f * w)))
+    limit = max(1, floor(limit * span / (f * w)))
+  end
+  local ok, remaining, reset, retry, value, ttl, nextAfter
+  if algorithm == 10 then
+    ok, remaining, reset, retry, value, ttl, nextAfter = gcraOf(at, interval, capacity, cost)
+  else
+    ok, remaining, reset, retry, value, ttl, nextAfter = tokenBucketOf(at, interval, capacity, cost)
+  end
+  if ok == 1 then
+    value = int(value) .. ' ' .. int(since)
+    ttl = ttl + w
+  end
+  return ok, remaining, reset, retry, value, ttl, nextAfter, limit
 end
 
 -- The state is the 'empty at' time E, as in the reference: level = ceil((E - now) / interval).
@@ -514,6 +563,7 @@ local function compute(i, cost)
   if algorithm == 7 then return concurrency(key, a, b, cost) end
   if algorithm == 8 then return distinct(key, a, b, ARGV[base + 3], cost) end
   if algorithm == 9 then return calendarWindow(key, b, ARGV[base + 3], cost) end
+  if algorithm == 10 or algorithm == 11 then return warm(key, algorithm, a, b, ARGV[base + 3], cost) end
   error('ratelimit: unknown algorithm ' .. tostring(ARGV[base]))
 end
 
@@ -588,6 +638,15 @@ local function refund(i, admittedAt)
     if j and start == bounds[j + 1] then
       call('SET', key, int(start) .. ' ' .. int(max(0, count - cost)), 'KEEPTTL')
     end
+  elseif algorithm >= 10 then
+    local v = call('GET', key)
+    if v then
+      local at, since = split2(v)
+      -- a key whose quota is whole (a cold one too) has nothing to give back; 'at' never moves later
+      if at > now then
+        call('SET', key, int(max(now, at - cost * a)) .. ' ' .. int(since), 'KEEPTTL')
+      end
+    end
   elseif algorithm >= 4 then
     local v = call('GET', key)
     if v then
@@ -633,9 +692,11 @@ if ARGV[2] ~= '' and not peek then
   local reply = { 1, now }
   for i = 1, n do
     refund(i, admittedAt)
-    local ok, remaining, reset, retry, _, _, nextAfter = compute(i, 0)
+    local ok, remaining, reset, retry, _, _, nextAfter, limit = compute(i, 0)
     local r = 2 + 5 * (i - 1)
     reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
+    -- after the 5 values per check, the limit in force of a warm-up check (else 0)
+    reply[2 + 5 * n + i] = limit or 0
   end
   return reply
 end
@@ -643,16 +704,16 @@ end
 -- Evaluates (or peeks at) the request made of checks first .. first + n - 1 of the call; returns its reply.
 local function decide(first, n, peek)
   local reply = { 1, now }
-  local values, ttls = {}, {}
+  local values, ttls, limits = {}, {}, {}
   local verdict = 1
   local delay = 0
   for j = 1, n do
     local i = first + j - 1
     local base = 3 + 7 * (i - 1)
-    local ok, remaining, reset, retry, value, ttl, nextAfter = compute(i, tonumber(ARGV[base + 4]))
+    local ok, remaining, reset, retry, value, ttl, nextAfter, limit = compute(i, tonumber(ARGV[base + 4]))
     local r = 2 + 5 * (j - 1)
     reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
-    values[j], ttls[j] = value, ttl
+    values[j], ttls[j], limits[j] = value, ttl, limit
     if ok == 0 and ARGV[base + 5] == '0' then
       if retry > 0 and retry <= tonumber(ARGV[base + 6]) then
         delay = max(delay, retry)
@@ -715,6 +776,9 @@ local function decide(first, n, peek)
     if verdict == 1 and (ARGV[base] == '7' or ARGV[base] == '8') and reply[3 + 5 * (j - 1)] == 1
         and ARGV[base + 4] ~= '0' then
       reclaimed = values[j]
+    elseif limits[j] then
+      -- a warm-up check: the limit in force
+      reclaimed = limits[j]
     end
     reply[2 + 5 * n + j] = reclaimed
   end

@@ -132,6 +132,35 @@ class LuaDifferentialIntegrationTests {
 	}
 
 	/**
+	 * Warm-up (issue #31) of GCRA and the token bucket, through {@code ratelimit.lua}, on the full number of operations
+	 * (10^5 by default): random warm-ups from 1 µs (a tiny one must not disable the limit) to minutes, and cold
+	 * factors from 1.5 to 10, beside plain policies of the same algorithms; the limit in force that the script replies
+	 * must be the reference's. The sequence must have seen a cold key (a limit below the policy's) and a warm one.
+	 */
+	@Test
+	void warmUpMatchesReference() {
+		long seed = seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		long[] warmUps = { 1, 1_000, 250_000, 2_000_000, 30_000_000, 600_000_000 };
+		double[] coldFactors = { 1.5, 2, 3, 3, 4.25, 10 };
+		for (int i = 0; i < 8; i++) {
+			Algorithm algorithm = (i % 2 == 0) ? Algorithm.GCRA : Algorithm.TOKEN_BUCKET;
+			RateLimitPolicy policy = randomPolicy(random, algorithm, "wu" + i);
+			if (i < 6) {
+				policy = policy.withWarmUp(Duration.ofNanos(1_000 * warmUps[random.nextInt(warmUps.length)]),
+						coldFactors[random.nextInt(coldFactors.length)]);
+			}
+			policies.add(policy);
+		}
+		Map<String, Integer> seen = run(random, seed, "dw-" + Long.toHexString(seed), ALONE, (r) -> {
+			RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
+			return List.of(randomCheck(r, policy, "s" + r.nextInt(4), false));
+		});
+		assertThat(seen).as("seed %d", seed).containsKey("refund").containsKey("cold").containsKey("warm");
+	}
+
+	/**
 	 * Distinct values, counted exactly (limits up to 1,000) and in HyperLogLogs (above), alone and beside another
 	 * rule in one request: the sequence must have covered, for both forms, a new value admitted, a seen value admitted
 	 * and a new value denied, and a request denied by the other rule.
@@ -465,6 +494,7 @@ class LuaDifferentialIntegrationTests {
 						consumptions.remove(0);
 					}
 					countLeaseEvents(verdict, seen);
+					countWarmUpEvents(verdict, seen);
 					countDistinctEvents(verdict, decisionsBefore, seen);
 				}
 				expected.add(decisions);
@@ -494,6 +524,15 @@ class LuaDifferentialIntegrationTests {
 			}
 		}
 		return chosen;
+	}
+
+	private static void countWarmUpEvents(Verdict verdict, Map<String, Integer> seen) {
+		for (int i = 0; i < verdict.checks().size(); i++) {
+			RateLimitPolicy policy = verdict.checks().get(i).policy();
+			if (policy.warmsUp()) {
+				seen.merge((verdict.decisions().get(i).limit() < policy.limit()) ? "cold" : "warm", 1, Integer::sum);
+			}
+		}
 	}
 
 	private static void countLeaseEvents(Verdict verdict, Map<String, Integer> seen) {

@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code ratelimit.requests} (counter; {@code rule}, {@code outcome}: allowed, denied, shadow_denied,
  * fallback_allowed, fallback_denied, store_error), one per check; and {@code outcome} refunded, one per admitted check
  * whose units were given back when the request ended with an outcome its rule does not count ({@code count-when}),
- * which was counted as allowed before (so allowed minus refunded is what counted);</li>
+ * which was counted as allowed before (so allowed minus refunded is what counted); and {@code outcome} fallback, one
+ * per denying check of a {@code @RateLimited} call that its fallback method answered (counted as denied before);</li>
  * <li>{@code ratelimit.near.limit} (counter; {@code rule}): an allowed check with at most the threshold of its limit
  * left;</li>
  * <li>{@code ratelimit.store.latency} (timer; {@code result}: success, error): calls to the shared store;</li>
@@ -189,6 +190,14 @@ public class RateLimitMetrics implements RateLimitListener {
 	public void onRefund(List<Consumption> refunded) {
 		for (Consumption consumption : refunded) {
 			counter("ratelimit.requests", consumption.policy().name(), "outcome", "refunded").increment();
+		}
+	}
+
+	@Override
+	public void onFallback(Verdict verdict) {
+		for (int index : verdict.deniedIndexes()) {
+			counter("ratelimit.requests", verdict.checks().get(index).policy().name(), "outcome", "fallback")
+				.increment();
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.util.List;
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.ClientIp;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.aop.CurrentRequest;
 import dev.ratelimit.aop.RateLimitedAspect;
@@ -57,10 +58,11 @@ public final class RateLimitAopAutoConfiguration {
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<CurrentRequest> currentRequest,
 			ObjectProvider<ReactiveCurrentRequest> reactiveCurrentRequest,
 			ObjectProvider<AdmissionListener> admissionListeners,
-			ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits) {
+			ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits, ObjectProvider<RateLimitListener> listeners) {
 		return new RateLimitedAspect(limiter, rules, beanFactory, currentRequest.getIfAvailable(CurrentRequest::none),
 				reactiveCurrentRequest.getIfAvailable(), AdmissionListener.composite(admissionListeners.orderedStream().toList()),
-				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none));
+				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
+				RateLimitListener.composite(listeners.orderedStream().toList()));
 	}
 
 	@Bean

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CalendarPeriod;
+import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.adaptive.AdaptiveStrategy;
 import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RuleMode;
@@ -915,6 +916,17 @@ public class RateLimitProperties {
 		private boolean spreadWindows;
 
 		/**
+		 * Warm up keys of a gcra or token-bucket rule after idleness: a key unused for this long is cold and admits
+		 * at limit / cold-factor (its burst too), rising to the full rate over this much use. 0 (the default) for none.
+		 */
+		private Duration warmUp = Duration.ZERO;
+
+		/**
+		 * Divide the rate and burst of a cold key by this factor while it warms up, from 1 to 100.
+		 */
+		private double coldFactor = RateLimitPolicy.DEFAULT_COLD_FACTOR;
+
+		/**
 		 * Limit per tier, e.g. free: 100, pro: 10000; a missing or unknown tier gets the rule's limit.
 		 */
 		private Map<String, Long> tiers = new LinkedHashMap<>();
@@ -1112,6 +1124,22 @@ public class RateLimitProperties {
 
 		public void setSpreadWindows(boolean spreadWindows) {
 			this.spreadWindows = spreadWindows;
+		}
+
+		public Duration getWarmUp() {
+			return this.warmUp;
+		}
+
+		public void setWarmUp(Duration warmUp) {
+			this.warmUp = warmUp;
+		}
+
+		public double getColdFactor() {
+			return this.coldFactor;
+		}
+
+		public void setColdFactor(double coldFactor) {
+			this.coldFactor = coldFactor;
 		}
 
 		public Map<String, Long> getTiers() {

@@ -1,5 +1,6 @@
 package dev.ratelimit.autoconfigure;
 
+import java.math.BigDecimal;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -308,13 +309,14 @@ public final class RuleCompiler {
 		Long burst = (configuredBurst != null) ? shareOf(share, configuredBurst) : null;
 		RateLimitPolicy policy = policy(prefix, prefix + ".limit",
 				() -> new RateLimitPolicy(name, algorithm, limit, period, (burst != null) ? burst : 0,
-						rule.isSpreadWindows(), calendar));
+						rule.isSpreadWindows(), calendar, warmUp(prefix, algorithm, rule), rule.getColdFactor()));
 		Map<String, RateLimitPolicy> tiers = new LinkedHashMap<>();
 		rule.getTiers().forEach((tier, tierLimit) -> {
 			String property = prefix + ".tiers." + tier;
 			long value = shareOf(share, required(property, tierLimit, "Set it to the tier's limit per period"));
 			tiers.put(tier, policy(prefix, property, () -> new RateLimitPolicy(name, algorithm, value, period,
-					(burst != null) ? burst : 0, rule.isSpreadWindows(), calendar)));
+					(burst != null) ? burst : 0, rule.isSpreadWindows(), calendar, warmUp(prefix, algorithm, rule),
+					rule.getColdFactor())));
 		});
 		KeyResolver tierKey = null;
 		if (!tiers.isEmpty() || rule.getTierKey() != null) {
@@ -370,6 +372,27 @@ public final class RuleCompiler {
 					+ ex.getMessage() + ")", "Use an IANA zone id such as Europe/Berlin, America/New_York or UTC");
 		}
 		return new CalendarPeriod(unit, zone, rule.getWeekStart());
+	}
+
+	/**
+	 * Returns a rule's warm-up, refused with the modes that need a state it does not keep: a reservation
+	 * ({@code max-wait}) and local decisions ({@code sync: local}).
+	 */
+	private static Duration warmUp(String prefix, Algorithm algorithm, RateLimitProperties.Rule rule) {
+		Duration warmUp = rule.getWarmUp();
+		if (warmUp == null || warmUp.isZero()) {
+			return Duration.ZERO;
+		}
+		if (!rule.getMaxWait().isZero()) {
+			throw new InvalidRateLimitRuleException(prefix + ".warm-up",
+					"a key warming up has no reservations (max-wait) yet", "Remove max-wait or warm-up");
+		}
+		if (rule.getSync() == RateLimitProperties.SyncMode.LOCAL) {
+			throw new InvalidRateLimitRuleException(prefix + ".warm-up",
+					"a key warming up is decided in the shared store only, not locally (sync: local)",
+					"Use sync: exact, or remove warm-up");
+		}
+		return warmUp;
 	}
 
 	/** Returns a region's share of a limit: rounded down, at least 1. */
@@ -682,6 +705,9 @@ public final class RuleCompiler {
 			case SPREAD_WINDOWS -> "Remove it or use algorithm fixed-window";
 			case LEASE_TIMEOUT -> "Set it to the longest a request may hold its slot, between 1ms and 366d, e.g. 30s";
 			case CALENDAR -> "Remove algorithm (calendar implies fixed-window), or remove calendar";
+			case WARM_UP -> "Set it to how long a key is used after idleness before it admits at the full rate (gcra"
+					+ " or token-bucket only), e.g. 30s, or remove it";
+			case COLD_FACTOR -> "Set it to how much slower a cold key admits, from 1 to 100 (default 3)";
 		};
 	}
 
@@ -700,6 +726,11 @@ public final class RuleCompiler {
 			.append((policy.calendar() != null) ? policy.calendar().toString() : Periods.format(policy.period()));
 		if (policy.algorithm().usesBurst() && policy.capacity() != policy.limit()) {
 			line.append(" (burst ").append(policy.capacity()).append(')');
+		}
+		if (policy.warmsUp()) {
+			line.append(", warms up over ").append(Periods.format(policy.warmUp())).append(" from 1/")
+				.append(BigDecimal.valueOf(policy.coldFactor()).stripTrailingZeros().toPlainString())
+				.append(" of the rate");
 		}
 		if (!compiled.tiers().isEmpty()) {
 			line.append(", tiers ").append(new TreeMap<>(rule.getTiers()));

@@ -31,8 +31,9 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * @param limits one entry per annotation of a rate (inline, or naming a rate rule)
  * @param adaptive the names of the {@code adaptive-concurrency} rules that annotations name, whose limits the call
  * takes a place under before any rate is checked
+ * @param fallback answers a denied call instead of the exception, or {@code null}
  */
-record AnnotatedLimits(List<Limit> limits, List<String> adaptive) {
+record AnnotatedLimits(List<Limit> limits, List<String> adaptive, @Nullable FallbackMethod fallback) {
 
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
@@ -61,15 +62,22 @@ record AnnotatedLimits(List<Limit> limits, List<String> adaptive) {
 						+ " algorithm");
 	}
 
+	/**
+	 * Compiles the annotations on a method of a class.
+	 * @param beanName the bean's name when known, for errors
+	 * @throws InvalidRateLimitRuleException naming the method and attribute when one is invalid
+	 */
 	static AnnotatedLimits compile(Method method, Class<?> targetClass, RateLimitRules rules,
-			Predicate<String> adaptiveRule) {
+			Predicate<String> adaptiveRule, @Nullable String beanName) {
 		Set<RateLimited> annotations = new LinkedHashSet<>();
 		annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class));
 		annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class));
 		List<Limit> limits = new ArrayList<>();
 		List<String> adaptive = new ArrayList<>();
 		String where = "@RateLimited on " + targetClass.getName() + "." + method.getName();
+		String fallbackName = null;
 		for (RateLimited annotation : annotations) {
+			fallbackName = fallbackName(annotation, fallbackName, where);
 			if (!annotation.rule().isEmpty() && adaptiveRule.test(annotation.rule())) {
 				adaptive.add(adaptive(annotation, where));
 			}
@@ -77,7 +85,28 @@ record AnnotatedLimits(List<Limit> limits, List<String> adaptive) {
 				limits.add(compile(annotation, method, targetClass, rules, where));
 			}
 		}
-		return new AnnotatedLimits(List.copyOf(limits), List.copyOf(adaptive));
+		FallbackMethod fallback = (fallbackName != null) ? FallbackMethod.resolve(fallbackName, method, targetClass,
+				(beanName != null) ? where + " of bean '" + beanName + "'" : where) : null;
+		return new AnnotatedLimits(List.copyOf(limits), List.copyOf(adaptive), fallback);
+	}
+
+	/** Returns the fallback method's name that an annotation adds to those before it. */
+	private static @Nullable String fallbackName(RateLimited annotation, @Nullable String before, String where) {
+		String name = annotation.fallbackMethod().trim();
+		if (name.isEmpty()) {
+			return before;
+		}
+		if (annotation.shadow()) {
+			throw new InvalidRateLimitRuleException(where + " (fallbackMethod)",
+					"a shadow limit never denies, so its fallback '" + name + "' would never be called",
+					"Remove shadow = true, or the fallbackMethod");
+		}
+		if (before != null && !before.equals(name)) {
+			throw new InvalidRateLimitRuleException(where + " (fallbackMethod)",
+					"the annotations of one call name two fallbacks, '" + before + "' and '" + name + "'",
+					"Name one fallbackMethod for the call (on the method or on the class)");
+		}
+		return name;
 	}
 
 	/**

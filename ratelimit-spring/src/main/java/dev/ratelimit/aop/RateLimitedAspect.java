@@ -12,6 +12,7 @@ import dev.ratelimit.Completion.Outcome;
 import dev.ratelimit.DenialStatus;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitRequest;
@@ -75,6 +76,8 @@ public class RateLimitedAspect {
 
 	private final AdaptiveConcurrencyLimits adaptiveLimits;
 
+	private final RateLimitListener listener;
+
 	private static final Verdict NO_RATES = new Verdict(List.of(), List.of());
 
 	private final Map<MethodClassKey, AnnotatedLimits> compiled = new ConcurrentHashMap<>();
@@ -135,6 +138,26 @@ public class RateLimitedAspect {
 	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
 			CurrentRequest currentRequest, @Nullable ReactiveCurrentRequest reactiveCurrentRequest,
 			AdmissionListener admissionListener, AdaptiveConcurrencyLimits adaptiveLimits) {
+		this(limiter, rules, beanFactory, currentRequest, reactiveCurrentRequest, admissionListener, adaptiveLimits,
+				RateLimitListener.NONE);
+	}
+
+	/**
+	 * @param limiter the limiter
+	 * @param rules the configured rules, for annotations that name one
+	 * @param beanFactory resolves {@code @beanName} in expressions
+	 * @param currentRequest finds the web request of a call and records the call's verdict in it
+	 * @param reactiveCurrentRequest finds the web request of a reactive call in the Reactor context of its
+	 * subscription, or {@code null} when reactive calls never run in one
+	 * @param admissionListener told of every admitted call, with the completion that ends with it
+	 * @param adaptiveLimits the adaptive concurrency limits, for annotations that name an adaptive rule
+	 * @param listener told of every denied call that its fallback method answered
+	 */
+	public RateLimitedAspect(RateLimiter limiter, RateLimitRules rules, BeanFactory beanFactory,
+			CurrentRequest currentRequest, @Nullable ReactiveCurrentRequest reactiveCurrentRequest,
+			AdmissionListener admissionListener, AdaptiveConcurrencyLimits adaptiveLimits,
+			RateLimitListener listener) {
+		this.listener = listener;
 		this.adaptiveLimits = adaptiveLimits;
 		this.limiter = limiter;
 		this.rules = rules;
@@ -154,13 +177,15 @@ public class RateLimitedAspect {
 		AnnotatedLimits limits = limitsOf(method, targetClass);
 		if (this.reactive != null && ReactiveCalls.handles(method.getReturnType())) {
 			// the method only assembles its publisher: the limits apply on each subscription
+			FallbackMethod fallback = limits.fallback();
 			return this.reactive.limit(call.proceed(), limits.adaptive(), "call of " + method.getName(),
-					(request) -> checks(call, method, targetClass, limits, request));
+					(request) -> checks(call, method, targetClass, limits, request),
+					(fallback != null) ? (denial) -> fallback(call, fallback, denial) : null);
 		}
 		AdaptiveAdmission admission = this.adaptiveLimits.admitNamed(limits.adaptive(), "call of " + method.getName());
 		if (admission != null && admission.denial() != null) {
 			// denied before any rate is checked, so it consumes no quota
-			throw new AdaptiveLimitExceededException(admission.denial());
+			return denied(call, limits, new AdaptiveLimitExceededException(admission.denial()));
 		}
 		boolean proceeds = false;
 		try {
@@ -191,9 +216,29 @@ public class RateLimitedAspect {
 		}
 		if (!verdict.allowed()) {
 			LeaseRelease.releaseDenied(this.limiter, verdict);
-			throw new RateLimitExceededException(verdict);
+			if (admission != null) {
+				// the places are given back before a fallback runs (the caller's finally does it again, which no-ops)
+				admission.release(Outcome.REJECTED);
+			}
+			return denied(call, limits, new RateLimitExceededException(verdict));
 		}
 		return proceed(call, admission, verdict, this.admissionListener.wants(verdict));
+	}
+
+	/** Answers a denied call: its fallback's value when it has one, else the denial is thrown. */
+	private @Nullable Object denied(ProceedingJoinPoint call, AnnotatedLimits limits,
+			RateLimitExceededException denial) throws Throwable {
+		FallbackMethod fallback = limits.fallback();
+		if (fallback == null) {
+			throw denial;
+		}
+		return fallback(call, fallback, denial);
+	}
+
+	private @Nullable Object fallback(ProceedingJoinPoint call, FallbackMethod fallback,
+			RateLimitExceededException denial) throws Throwable {
+		this.listener.onFallback(denial.getVerdict());
+		return fallback.invoke(call.getTarget(), call.getArgs(), denial);
 	}
 
 	/** Makes the checks of a call's rate annotations, for the request it runs in. */
@@ -234,13 +279,27 @@ public class RateLimitedAspect {
 	 * @param targetClass the bean class
 	 */
 	public void validate(Method method, Class<?> targetClass) {
-		limitsOf(method, targetClass);
+		limitsOf(method, targetClass, null);
+	}
+
+	/**
+	 * Compiles the annotations of a method of a bean eagerly, so that invalid ones fail at start-up naming the bean.
+	 * @param method the method
+	 * @param targetClass the bean class
+	 * @param beanName the bean's name
+	 */
+	public void validate(Method method, Class<?> targetClass, String beanName) {
+		limitsOf(method, targetClass, beanName);
 	}
 
 	private AnnotatedLimits limitsOf(Method method, Class<?> targetClass) {
+		return limitsOf(method, targetClass, null);
+	}
+
+	private AnnotatedLimits limitsOf(Method method, Class<?> targetClass, @Nullable String beanName) {
 		return this.compiled.computeIfAbsent(new MethodClassKey(method, targetClass),
 				(key) -> AnnotatedLimits.compile(specific(method, targetClass), targetClass, this.rules,
-						(name) -> this.adaptiveLimits.get(name).isPresent()));
+						(name) -> this.adaptiveLimits.get(name).isPresent(), beanName));
 	}
 
 	private RateLimitCheck check(AnnotatedLimits.Limit limit, @Nullable RateLimitRequest request,

@@ -40,7 +40,7 @@ public class RateLimitedMethodsValidator implements SmartInitializingSingleton {
 			}
 			Class<?> userClass = ClassUtils.getUserClass(type);
 			boolean classLevel = isAnnotated(userClass);
-			ReflectionUtils.doWithMethods(userClass, (method) -> aspect.validate(method, userClass),
+			ReflectionUtils.doWithMethods(userClass, (method) -> aspect.validate(method, userClass, name),
 					(method) -> classLevel ? isPublicInstance(method) : isAnnotated(method));
 		}
 	}

@@ -56,25 +56,54 @@ final class ReactiveCalls {
 		return Mono.class.isAssignableFrom(returnType) || Flux.class.isAssignableFrom(returnType);
 	}
 
+	/** Answers a denied subscription with the publisher of the call's fallback method. */
+	@FunctionalInterface
+	interface Fallback {
+
+		/**
+		 * Calls the fallback method.
+		 * @param denial the denial
+		 * @return the fallback's publisher, of the annotated method's type
+		 * @throws Throwable what the fallback method threw
+		 */
+		@Nullable Object answer(RateLimitExceededException denial) throws Throwable;
+
+	}
+
 	/**
 	 * Limits the publisher a call returned.
 	 * @param publisher what the method returned (a {@link Mono} or a {@link Flux}; {@code null} is returned as is)
 	 * @param adaptive the adaptive rules the call takes a place under
 	 * @param what names the call in an adaptive denial
 	 * @param checks makes the call's checks for the request it runs in
+	 * @param fallback answers a denied subscription, or {@code null} to signal the denial as an error
 	 * @return a publisher of the same type that evaluates the limits on subscription
 	 */
 	@Nullable Object limit(@Nullable Object publisher, List<String> adaptive, String what,
-			Function<@Nullable RateLimitRequest, List<RateLimitCheck>> checks) {
+			Function<@Nullable RateLimitRequest, List<RateLimitCheck>> checks, @Nullable Fallback fallback) {
 		if (publisher instanceof Mono<?> mono) {
-			return Mono.deferContextual((context) -> admit(context, adaptive, what, checks)
+			return Mono.deferContextual((context) -> admitOrFallBack(context, adaptive, what, checks, fallback)
 				.flatMap((admitted) -> admitted.follow(mono)));
 		}
 		if (publisher instanceof Flux<?> flux) {
-			return Flux.deferContextual((context) -> admit(context, adaptive, what, checks)
+			return Flux.deferContextual((context) -> admitOrFallBack(context, adaptive, what, checks, fallback)
 				.flatMapMany((admitted) -> admitted.follow(flux)));
 		}
 		return publisher;
+	}
+
+	/**
+	 * Admits a subscription, or, with a fallback, turns its denial into one that follows the fallback's publisher:
+	 * only the admission's own denial, never one that the method's publisher signals.
+	 */
+	private Mono<Admitted> admitOrFallBack(ContextView context, List<String> adaptive, String what,
+			Function<@Nullable RateLimitRequest, List<RateLimitCheck>> checks, @Nullable Fallback fallback) {
+		Mono<Admitted> admission = admit(context, adaptive, what, checks);
+		if (fallback == null) {
+			return admission;
+		}
+		return admission.onErrorResume(RateLimitExceededException.class,
+				(denial) -> Mono.just(new Admitted(null, () -> fallback.answer(denial))));
 	}
 
 	private Mono<Admitted> admit(ContextView context, List<String> adaptive, String what,
@@ -147,7 +176,7 @@ final class ReactiveCalls {
 	private Admitted admitted(@Nullable AdaptiveAdmission admission, Verdict verdict) {
 		boolean listened = this.admissionListener.wants(verdict);
 		if (!listened && admission == null) {
-			return new Admitted(null);
+			return new Admitted(null, null);
 		}
 		// ended by a publisher's signal, on whatever thread emits it: its callbacks must not block
 		Completion completion = Completion.nonBlocking();
@@ -157,7 +186,7 @@ final class ReactiveCalls {
 		if (listened) {
 			this.admissionListener.onAdmitted(verdict, completion);
 		}
-		return new Admitted(completion);
+		return new Admitted(completion, null);
 	}
 
 	/** Ends, as aborted, what a verdict that arrived after its subscriber left admitted. */
@@ -182,15 +211,42 @@ final class ReactiveCalls {
 		}
 	}
 
+	/** Calls a denied subscription's fallback method. */
+	@FunctionalInterface
+	private interface FallbackCall {
+
+		@Nullable Object call() throws Throwable;
+
+	}
+
 	/**
-	 * An admitted subscription, with the completion that ends with it.
+	 * An admitted subscription, with the completion that ends with it, or a denied one that its fallback answers.
 	 *
 	 * @param completion ends when the method's publisher terminates or is cancelled; {@code null} when nothing
 	 * needs to hear of it
+	 * @param fallback calls the fallback of a denied subscription, whose publisher is followed instead of the
+	 * method's; {@code null} when admitted
 	 */
-	private record Admitted(@Nullable Completion completion) {
+	private record Admitted(@Nullable Completion completion, @Nullable FallbackCall fallback) {
 
+		@SuppressWarnings("unchecked")
+		private <P> @Nullable P fallback(Class<P> type) throws Throwable {
+			return type.cast(this.fallback.call());
+		}
+
+		@SuppressWarnings("unchecked")
 		<T> Mono<T> follow(Mono<T> mono) {
+			if (this.fallback != null) {
+				return Mono.defer(() -> {
+					try {
+						Mono<T> answer = fallback(Mono.class);
+						return (answer != null) ? answer : Mono.empty();
+					}
+					catch (Throwable ex) {
+						return Mono.error(ex);
+					}
+				});
+			}
 			Completion completion = this.completion;
 			if (completion == null) {
 				return mono;
@@ -200,7 +256,19 @@ final class ReactiveCalls {
 				.doOnCancel(() -> completion.end(Outcome.ABORTED));
 		}
 
+		@SuppressWarnings("unchecked")
 		<T> Flux<T> follow(Flux<T> flux) {
+			if (this.fallback != null) {
+				return Flux.defer(() -> {
+					try {
+						Flux<T> answer = fallback(Flux.class);
+						return (answer != null) ? answer : Flux.empty();
+					}
+					catch (Throwable ex) {
+						return Flux.error(ex);
+					}
+				});
+			}
 			Completion completion = this.completion;
 			if (completion == null) {
 				return flux;

@@ -30,11 +30,11 @@ public record RuleOverride(@Nullable Long limit, @Nullable Duration period, @Nul
 				(this.limit != null) ? this.limit : configured.limit(),
 				(this.period != null) ? this.period : configured.period(),
 				(this.burst != null) ? this.burst : configured.burst(), configured.spreadWindows(),
-				configured.calendar());
+				configured.calendar(), configured.warmUp(), configured.coldFactor());
 		Map<String, RateLimitPolicy> tiers = new LinkedHashMap<>();
 		rule.tiers().forEach((tier, tierPolicy) -> tiers.put(tier, new RateLimitPolicy(tierPolicy.name(),
 				tierPolicy.algorithm(), tierPolicy.limit(), policy.period(), policy.burst(), tierPolicy.spreadWindows(),
-				tierPolicy.calendar())));
+				tierPolicy.calendar(), tierPolicy.warmUp(), tierPolicy.coldFactor())));
 		return rule.toBuilder()
 			.policy(policy)
 			.tiers(tiers, rule.tierKey())

@@ -74,10 +74,11 @@ public final class RateLimitHeaders {
 		Decision decision = verdict.decisions().get(restrictive.get());
 		if (this.style.ietf()) {
 			StringBuilder policies = new StringBuilder();
-			for (RateLimitCheck each : verdict.checks()) {
+			for (int i = 0; i < verdict.checks().size(); i++) {
+				RateLimitCheck each = verdict.checks().get(i);
 				if (each.enforced()) {
 					policies.append(policies.isEmpty() ? "" : ", ");
-					policy(policies, each);
+					policy(policies, each, verdict.decisions().get(i));
 				}
 			}
 			headers.set("RateLimit-Policy", policies.toString());
@@ -99,9 +100,11 @@ public final class RateLimitHeaders {
 		return headers;
 	}
 
-	private void policy(StringBuilder field, RateLimitCheck check) {
+	private void policy(StringBuilder field, RateLimitCheck check, Decision decision) {
 		RateLimitPolicy policy = check.policy();
-		field.append('"').append(policy.name()).append("\";q=").append(policy.limit());
+		// a key warming up states the quota in force at its warmth (the decision's), else the policy's
+		field.append('"').append(policy.name()).append("\";q=").append(policy.warmsUp() ? decision.limit()
+				: policy.limit());
 		if (policy.algorithm() == Algorithm.CONCURRENCY) {
 			// a cap on requests in flight has no time window: its period is the lease timeout
 			field.append(";qu=\"").append(CONCURRENT_REQUESTS).append('"');

@@ -20,6 +20,10 @@ class HelloController {
 			  POST /login  username=..&password=..   rules 'login-ip' (10/min per IP) and 'login-user'
 			                                         (3/min per username), sliding window log; demo/demo logs in
 			  GET  /api/reports/{user}               @RateLimited on ReportService.generate: 3/min per user
+			  GET  /api/reports/{user}/summary       @RateLimited on ReportService.summary: 5/min per user, then
+			                                         its fallback method answers (200, "fresh": false)
+			  GET  /api/catalog                      rule 'catalog': 30/s per IP, warming up over 30 s from 10/s
+			                                         after idleness (RateLimit-Policy states the quota in force)
 			  GET  /api/slow?ms=N                    rule 'slow': as many at once as their latency allows in this
 			                                         instance (adaptive-concurrency, 503 beyond); 'slow-per-ip':
 			                                         600/min per IP
@@ -39,6 +43,12 @@ class HelloController {
 	@GetMapping(path = "/", produces = MediaType.TEXT_PLAIN_VALUE)
 	String home() {
 		return HOME;
+	}
+
+	/** A database-backed endpoint whose caches are cold after a quiet night: limited by the warming-up 'catalog'. */
+	@GetMapping(path = "/api/catalog", produces = MediaType.TEXT_PLAIN_VALUE)
+	String catalog() {
+		return "catalog";
 	}
 
 	@GetMapping(path = "/api/hello", produces = MediaType.TEXT_PLAIN_VALUE)

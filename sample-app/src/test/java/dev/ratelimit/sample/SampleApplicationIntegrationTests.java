@@ -264,6 +264,30 @@ class SampleApplicationIntegrationTests {
 	}
 
 	@Test
+	void summariesDegradeToTheFallbackInsteadOf429() throws Exception {
+		for (int i = 0; i < 5; i++) {
+			HttpResponse<String> fresh = get("/api/reports/carol/summary", null);
+			assertThat(fresh.statusCode()).isEqualTo(200);
+			assertThat(json.readTree(fresh.body()).get("fresh").asBoolean()).isTrue();
+		}
+		HttpResponse<String> degraded = get("/api/reports/carol/summary", null);
+		assertThat(degraded.statusCode()).isEqualTo(200);
+		assertThat(json.readTree(degraded.body()).get("fresh").asBoolean()).isFalse();
+		assertThat(json.readTree(degraded.body()).get("freshInSeconds").asLong()).isBetween(1L, 61L);
+		assertThat(json.readTree(get("/api/reports/dave/summary", null).body()).get("fresh").asBoolean()).isTrue();
+	}
+
+	@Test
+	void catalogStartsColdWithAThirdOfItsQuota() throws Exception {
+		HttpResponse<String> first = get("/api/catalog", null);
+		assertThat(first.statusCode()).isEqualTo(200);
+		// 30 per second from a third when cold; the key warms by one unit about every 1.5 s of use
+		assertThat(header(first, "RateLimit-Policy")).matches("\"catalog\";q=1[0-2];w=1");
+		assertThat(Long.parseLong(header(first, "X-RateLimit-Remaining")))
+			.as("a cold key hands out a third of its burst of 30").isBetween(9L, 11L);
+	}
+
+	@Test
 	void actuatorListsTheRulesAndTheHealthOfTheStore() throws Exception {
 		HttpResponse<String> response = get("/actuator/ratelimits", null);
 		assertThat(response.statusCode()).isEqualTo(200);

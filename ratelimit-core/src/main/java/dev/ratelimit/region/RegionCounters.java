@@ -50,6 +50,14 @@ public final class RegionCounters implements RegionBackend {
 		return algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW_COUNTER;
 	}
 
+	/**
+	 * Returns whether a policy can be counted across regions: a fixed window or a sliding window counter of a period
+	 * (calendar quotas are not).
+	 */
+	public static boolean supports(RateLimitPolicy policy) {
+		return supports(policy.algorithm()) && policy.calendar() == null;
+	}
+
 	/** Returns the start of the window a policy counts {@code now} in, for a subject. */
 	public static long windowOf(RateLimitPolicy policy, String subject, long now) {
 		long period = policy.periodMicros();

@@ -140,7 +140,7 @@ public final class RegionalStore implements RateLimitStore, AutoCloseable {
 	 * @return {@code true} if it is decided across regions
 	 */
 	public boolean decidesGlobally(RateLimitCheck check) {
-		return RegionCounters.supports(check.policy().algorithm()) && check.maxWait().isZero()
+		return RegionCounters.supports(check.policy()) && check.maxWait().isZero()
 				&& this.global.test(check.policy().name());
 	}
 
@@ -392,7 +392,7 @@ public final class RegionalStore implements RateLimitStore, AutoCloseable {
 	@Override
 	public void reset(RateLimitPolicy policy, String subject) {
 		this.store.reset(policy, subject);
-		if (RegionCounters.supports(policy.algorithm()) && this.global.test(policy.name())) {
+		if (RegionCounters.supports(policy) && this.global.test(policy.name())) {
 			this.backend.clear(policy, subject);
 		}
 	}

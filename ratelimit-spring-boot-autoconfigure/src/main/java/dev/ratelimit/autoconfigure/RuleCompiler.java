@@ -297,6 +297,10 @@ public final class RuleCompiler {
 				throw new InvalidRateLimitRuleException(prefix + ".sync", "a global limit is counted in the region's"
 						+ " Redis, not in local views", "Remove sync: local, or use scope: region or share");
 			}
+			if (rule.getCalendar() != null) {
+				throw new InvalidRateLimitRuleException(prefix + ".scope", "a calendar quota is counted exactly in one"
+						+ " Redis, not across regions", "Remove scope: global, or count per period instead of calendar");
+			}
 		}
 		double share = (rule.getScope() == RateLimitProperties.Scope.SHARE) ? regionShare : 1;
 		long limit = shareOf(share, required(prefix + ".limit", rule.getLimit(), fixOf(Field.LIMIT)));

@@ -126,6 +126,15 @@ public final class Markdown {
 		return blocks;
 	}
 
+	/**
+	 * Returns the line just above a block's opening fence (e.g. an HTML comment that says how a test reads it).
+	 * @param block a block of this file
+	 * @return that line, empty for a block on the first line
+	 */
+	public String lineBefore(Block block) {
+		return (block.line() > 1) ? this.lines.get(block.line() - 2) : "";
+	}
+
 	/** @return the anchors a link can point at: GitHub's ids of the headings, and explicit HTML anchors */
 	public Set<String> anchors() {
 		Set<String> anchors = new LinkedHashSet<>();

@@ -1,0 +1,102 @@
+package dev.ratelimit.sample.docs;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.resilience.ResilientRateLimiter;
+import dev.ratelimit.sample.SampleApplication;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The transcripts of docs/sample-app.md, run against the sample app: every {@code $ curl} answers as shown. A block
+ * under {@code <!-- transcript: a fresh sample app -->} starts a new application (fresh metrics, an empty embedded
+ * Redis), {@code <!-- transcript: 10 s later -->} stands for the wait by emptying Redis and the deny cache (every
+ * quota is back, as it would be), other blocks go on with the same application. The rules logged at start-up are the
+ * ones shown. The page with the real output of this run is written to {@code sample-app/target/docs/sample-app.md}:
+ * when the application changed on purpose, diff it with the page and take what is right.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class SampleAppTranscriptTests {
+
+	private static final String FRESH = "<!-- transcript: a fresh sample app -->";
+
+	private static final String LATER = "<!-- transcript: 10 s later -->";
+
+	private final Markdown page = Markdown.read(Markdown.repositoryRoot().resolve("docs/sample-app.md"));
+
+	@Test
+	void everyCurlOfTheSampleAppPageAnswersAsShown(CapturedOutput output) {
+		List<String> failures = new ArrayList<>();
+		RealOutput real = new RealOutput(this.page);
+		int checked = 0;
+		ConfigurableApplicationContext context = null;
+		try {
+			for (Markdown.Block block : this.page.blocks()) {
+				List<CurlTranscript.Step> steps = CurlTranscript.steps(block);
+				if (steps.isEmpty()) {
+					continue;
+				}
+				String marker = this.page.lineBefore(block);
+				if (marker.equals(FRESH)) {
+					if (context != null) {
+						context.close();
+					}
+					context = new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
+							"--sample.embedded-redis=always", "--ratelimit.redis.timeout=5s");
+				}
+				else if (marker.equals(LATER)) {
+					quotasBack(context);
+				}
+				assertThat(context).as("a transcript before any " + FRESH + " (line " + block.line() + ")").isNotNull();
+				CurlTranscript transcript = new CurlTranscript(((WebServerApplicationContext) context).getWebServer().getPort());
+				for (CurlTranscript.Step step : steps) {
+					String actual = transcript.run(step.command());
+					String difference = CurlTranscript.difference(step.expected(), actual);
+					if (difference != null) {
+						real.record(step, actual);
+					}
+					checked++;
+					if (difference != null) {
+						failures.add("line " + step.line() + ": $ " + step.command() + "\n" + difference);
+					}
+				}
+			}
+		}
+		finally {
+			if (context != null) {
+				context.close();
+			}
+		}
+		real.write(Path.of("target/docs/sample-app.md"));
+		assertThat(checked).isGreaterThanOrEqualTo(15);
+		assertThat(failures).as("docs/sample-app.md against the sample app").isEmpty();
+		for (Markdown.Block block : this.page.blocks()) {
+			for (String line : block.text().split("\n")) {
+				if (line.startsWith("d.ratelimit.autoconfigure.RuleCompiler")) {
+					assertThat(output.getOut()).contains(line.substring(line.indexOf(" : ") + 3));
+				}
+			}
+		}
+	}
+
+	private static void quotasBack(ConfigurableApplicationContext context) {
+		try (RedisConnection connection = context.getBean(RedisConnectionFactory.class).getConnection()) {
+			connection.serverCommands().flushAll();
+		}
+		((ResilientRateLimiter) context.getBean(RateLimiter.class)).denyCache().clear();
+	}
+
+}

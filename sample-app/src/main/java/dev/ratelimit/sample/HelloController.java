@@ -25,6 +25,8 @@ class HelloController {
 			                                         600/min per IP
 			  GET  /api/export?ms=N                  rule 'export': at most 2 in progress per IP, across
 			                                         instances (concurrency, leases in Redis)
+			  GET  /playground                       try a rule of any rate algorithm in the browser and watch
+			                                         each verdict with its headers
 
 			Try:
 			  for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code}\\n' localhost:8080/api/hello; done

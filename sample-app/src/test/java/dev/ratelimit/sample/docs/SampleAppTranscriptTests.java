@@ -4,9 +4,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.ratelimit.RateLimiter;
-import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.sample.SampleApplication;
+import dev.ratelimit.sample.SampleQuotas;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -15,8 +14,6 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,7 +55,7 @@ class SampleAppTranscriptTests {
 							"--sample.embedded-redis=always", "--ratelimit.redis.timeout=5s");
 				}
 				else if (marker.equals(LATER)) {
-					quotasBack(context);
+					SampleQuotas.restore(context);
 				}
 				assertThat(context).as("a transcript before any " + FRESH + " (line " + block.line() + ")").isNotNull();
 				CurlTranscript transcript = new CurlTranscript(((WebServerApplicationContext) context).getWebServer().getPort());
@@ -90,13 +87,6 @@ class SampleAppTranscriptTests {
 				}
 			}
 		}
-	}
-
-	private static void quotasBack(ConfigurableApplicationContext context) {
-		try (RedisConnection connection = context.getBean(RedisConnectionFactory.class).getConnection()) {
-			connection.serverCommands().flushAll();
-		}
-		((ResilientRateLimiter) context.getBean(RateLimiter.class)).denyCache().clear();
 	}
 
 }

@@ -36,9 +36,42 @@ class SampleAppTranscriptTests {
 
 	@Test
 	void everyCurlOfTheSampleAppPageAnswersAsShown(CapturedOutput output) {
+		// GCRA gives /api/hello one unit back every 2 s: a block that a loaded machine took longer than that to send
+		// sees one more admitted than shown; such a run is tried again from fresh applications, twice at most
+		PageRun run = runPage();
+		for (int attempt = 1; attempt < 3 && !run.failures().isEmpty() && run.slow(); attempt++) {
+			run = runPage();
+		}
+		List<String> failures = run.failures();
+		int checked = run.checked();
+		RealOutput real = run.real();
+		real.write(Path.of("target/docs/sample-app.md"));
+		assertThat(checked).isGreaterThanOrEqualTo(15);
+		assertThat(failures).as("docs/sample-app.md against the sample app").isEmpty();
+		for (Markdown.Block block : this.page.blocks()) {
+			for (String line : block.text().split("\n")) {
+				if (line.startsWith("d.ratelimit.autoconfigure.RuleCompiler")) {
+					assertThat(output.getOut()).contains(line.substring(line.indexOf(" : ") + 3));
+				}
+			}
+		}
+	}
+
+	/**
+	 * What one run of the page's transcripts found.
+	 * @param failures the steps whose output differs from the one shown
+	 * @param checked how many steps ran
+	 * @param slow whether a block took longer than 1.5 s to send
+	 * @param real the page with the real output of the steps that differ
+	 */
+	private record PageRun(List<String> failures, int checked, boolean slow, RealOutput real) {
+	}
+
+	private PageRun runPage() {
 		List<String> failures = new ArrayList<>();
 		RealOutput real = new RealOutput(this.page);
 		int checked = 0;
+		boolean slow = false;
 		ConfigurableApplicationContext context = null;
 		try {
 			for (Markdown.Block block : this.page.blocks()) {
@@ -59,17 +92,17 @@ class SampleAppTranscriptTests {
 				}
 				assertThat(context).as("a transcript before any " + FRESH + " (line " + block.line() + ")").isNotNull();
 				CurlTranscript transcript = new CurlTranscript(((WebServerApplicationContext) context).getWebServer().getPort());
+				long started = System.nanoTime();
 				for (CurlTranscript.Step step : steps) {
 					String actual = transcript.run(step.command());
 					String difference = CurlTranscript.difference(step.expected(), actual);
-					if (difference != null) {
-						real.record(step, actual);
-					}
 					checked++;
 					if (difference != null) {
+						real.record(step, actual);
 						failures.add("line " + step.line() + ": $ " + step.command() + "\n" + difference);
 					}
 				}
+				slow |= System.nanoTime() - started > 1_500_000_000L;
 			}
 		}
 		finally {
@@ -77,16 +110,7 @@ class SampleAppTranscriptTests {
 				context.close();
 			}
 		}
-		real.write(Path.of("target/docs/sample-app.md"));
-		assertThat(checked).isGreaterThanOrEqualTo(15);
-		assertThat(failures).as("docs/sample-app.md against the sample app").isEmpty();
-		for (Markdown.Block block : this.page.blocks()) {
-			for (String line : block.text().split("\n")) {
-				if (line.startsWith("d.ratelimit.autoconfigure.RuleCompiler")) {
-					assertThat(output.getOut()).contains(line.substring(line.indexOf(" : ") + 3));
-				}
-			}
-		}
+		return new PageRun(failures, checked, slow, real);
 	}
 
 }

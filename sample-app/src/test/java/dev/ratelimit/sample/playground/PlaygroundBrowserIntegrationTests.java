@@ -66,14 +66,23 @@ class PlaygroundBrowserIntegrationTests {
 		replace("limit", "5");
 		replace("period", "10s");
 		replace("burst", "5");
-		this.browser.findElement(By.id("apply")).click();
-		waitUntil(() -> this.browser.findElement(By.id("rule-status")).getText().startsWith("rule try-gcra"));
-		assertThat(this.browser.findElement(By.id("rule-status")).getText())
-			.isEqualTo("rule try-gcra: gcra 5 per 10s, burst 5 (your quota is full again)");
-
 		replace("count", "8");
-		this.browser.findElement(By.id("send-burst")).click();
-		waitUntil(() -> rows().size() == 8);
+		// GCRA gives one unit back every 2 s: a browser that takes longer than that to send the burst sees one more
+		// admitted than a burst shows; such a run is tried again (applying the rule again fills the quota), twice at most
+		for (int attempt = 0; attempt < 3; attempt++) {
+			this.browser.findElement(By.id("apply")).click();
+			waitUntil(() -> rows().isEmpty()
+					&& this.browser.findElement(By.id("rule-status")).getText().startsWith("rule try-gcra"));
+			assertThat(this.browser.findElement(By.id("rule-status")).getText())
+				.isEqualTo("rule try-gcra: gcra 5 per 10s, burst 5 (your quota is full again)");
+			this.browser.findElement(By.id("send-burst")).click();
+			waitUntil(() -> rows().size() == 8);
+			String lastAt = rows().get(7).findElement(By.className("at")).getText();
+			if (this.browser.findElement(By.id("admitted")).getText().equals("5")
+					|| Long.parseLong(lastAt.replace(" ms", "")) < 1_500) {
+				break;
+			}
+		}
 
 		assertThat(this.browser.findElement(By.id("admitted")).getText()).isEqualTo("5");
 		assertThat(this.browser.findElement(By.id("denied")).getText()).isEqualTo("3");

@@ -10,6 +10,7 @@ import dev.ratelimit.actuate.RateLimitsEndpoint.RuleDescriptor;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
@@ -20,6 +21,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
 
 /**
  * The playground's server side. Each rate algorithm has a rule of its own in application.yml,
@@ -36,9 +38,12 @@ class PlaygroundController {
 	static final List<Algorithm> ALGORITHMS = List.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET, Algorithm.LEAKY_BUCKET,
 			Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW_LOG, Algorithm.SLIDING_WINDOW_COUNTER);
 
-	private final RateLimitsEndpoint endpoint;
+	private final ObjectProvider<RateLimitsEndpoint> endpoint;
 
-	PlaygroundController(RateLimitsEndpoint endpoint) {
+	/**
+	 * @param endpoint the actuator endpoint, absent when it is not exposed (the playground then answers 503)
+	 */
+	PlaygroundController(ObjectProvider<RateLimitsEndpoint> endpoint) {
 		this.endpoint = endpoint;
 	}
 
@@ -62,17 +67,28 @@ class PlaygroundController {
 		String name = ruleName(algorithm);
 		// a window algorithm has no burst: 0 keeps its default (the limit)
 		Long burst = algorithm.usesBurst() ? rule.burst() : null;
-		RuleDescriptor applied = this.endpoint.override(name, rule.limit(), rule.period(), burst, null);
-		if (applied == null) {
-			throw new IllegalStateException("No rule '" + name + "' in application.yml");
+		RateLimitsEndpoint endpoint = this.endpoint.getIfAvailable();
+		if (endpoint == null) {
+			throw new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE, "the playground changes its rules through"
+					+ " the 'ratelimits' actuator endpoint: add it to management.endpoints.web.exposure.include");
 		}
-		this.endpoint.reset(name, new String[] { request.getRemoteAddr() });
+		RuleDescriptor applied = endpoint.override(name, rule.limit(), rule.period(), burst, null);
+		if (applied == null) {
+			throw new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE, "no rule '" + name + "' in application.yml");
+		}
+		endpoint.reset(name, new String[] { request.getRemoteAddr() });
 		return applied;
 	}
 
 	@GetMapping(path = "/playground/demo/{algorithm}", produces = MediaType.TEXT_PLAIN_VALUE)
 	String demo(@PathVariable String algorithm) {
 		return "admitted by rule try-" + algorithm + "\n";
+	}
+
+	@ExceptionHandler(ResponseStatusException.class)
+	ResponseEntity<ProblemDetail> unavailable(ResponseStatusException ex) {
+		return ResponseEntity.status(ex.getStatusCode())
+			.body(ProblemDetail.forStatusAndDetail(ex.getStatusCode(), String.valueOf(ex.getReason())));
 	}
 
 	@ExceptionHandler(InvalidOverrideException.class)

@@ -14,6 +14,8 @@
 #   webflux                   a WebFlux application, a limited and an unlimited path: added p50/p99; prints the table
 #   gateway                   a gateway route with the RateLimit filter vs the gateway's RedisRateLimiter (prints a table)
 #   reactive                  webflux and gateway together; writes docs/benchmarks-reactive.md (~3 min)
+#   charts                    one bursty trace through every rate algorithm, Java reference and Redis (must agree);
+#                             writes docs/images/algorithm-*.svg and prints the table of docs/algorithms.md (seconds)
 # Options (throughput, all): --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,
 #   ideal-async,bucket4j,redisson,scg (the -async rows keep 4 decisions in flight per thread: see docs/profiling.md)
 #   --warmup=2 --seconds=2 --rounds=5
@@ -39,6 +41,10 @@ run_java() {
 }
 if [ "$command" = "http" ]; then
   run_java dev.ratelimit.benchmarks.HttpOverhead docs
+  exit 0
+fi
+if [ "$command" = "charts" ]; then
+  run_java dev.ratelimit.benchmarks.AlgorithmCharts docs/images
   exit 0
 fi
 if [ "$command" = "webflux" ]; then

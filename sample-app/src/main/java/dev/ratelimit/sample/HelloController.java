@@ -33,6 +33,8 @@ class HelloController {
 			                                         reset at midnight UTC (free 50, pro 1000; else 10 per IP)
 			  GET  /api/usage                        the X-API-Key's usage of 'convert-daily' (used, remaining,
 			                                         resetsAt), read without spending any
+			  GET  /playground                       try a rule of any rate algorithm in the browser and watch
+			                                         each verdict with its headers
 
 			Try:
 			  for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code}\\n' localhost:8080/api/hello; done

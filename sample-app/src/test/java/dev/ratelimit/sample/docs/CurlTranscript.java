@@ -36,6 +36,9 @@ final class CurlTranscript {
 
 	private static final Pattern DURATION = Pattern.compile("\"PT[\\d.]+S\"");
 
+	/** An instant as the endpoints write it (a reset time): as volatile as a duration. */
+	private static final Pattern INSTANT = Pattern.compile("\"\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z\"");
+
 	private static final Pattern PORT = Pattern.compile("127\\.0\\.0\\.1:\\d+");
 
 	private static final Pattern FREE = Pattern.compile("\"usedMemory\":$");
@@ -364,8 +367,10 @@ final class CurlTranscript {
 			return null;
 		}
 		boolean volatileLine = VOLATILE_LINE.matcher(shown).matches();
-		String shownText = PORT.matcher(DURATION.matcher(shown).replaceAll("\"PT0S\"")).replaceAll("127.0.0.1:PORT");
-		String realText = PORT.matcher(DURATION.matcher(real).replaceAll("\"PT0S\"")).replaceAll("127.0.0.1:PORT");
+		String shownText = PORT.matcher(INSTANT.matcher(DURATION.matcher(shown).replaceAll("\"PT0S\""))
+			.replaceAll("\"1970-01-01T00:00:00Z\"")).replaceAll("127.0.0.1:PORT");
+		String realText = PORT.matcher(INSTANT.matcher(DURATION.matcher(real).replaceAll("\"PT0S\""))
+			.replaceAll("\"1970-01-01T00:00:00Z\"")).replaceAll("127.0.0.1:PORT");
 		Matcher shownNumbers = NUMBER.matcher(shownText);
 		Matcher realNumbers = NUMBER.matcher(realText);
 		int shownAt = 0;

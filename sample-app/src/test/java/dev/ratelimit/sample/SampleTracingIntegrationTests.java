@@ -4,11 +4,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.List;
 
-import dev.ratelimit.test.tracing.SpanTree;
-import io.micrometer.tracing.exporter.FinishedSpan;
+import dev.ratelimit.test.tracing.DecisionTraces;
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.test.simple.SimpleTracer;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,7 +20,6 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The servlet sample traced by an in-memory tracer: each request's HTTP server span has a {@code ratelimit decision}
@@ -41,10 +37,6 @@ import static org.awaitility.Awaitility.await;
 				"ratelimit.rules.traced.max-wait=3s",
 				"ratelimit.rules.traced.cost=#{request.getParameter('n') ?: 1}" })
 class SampleTracingIntegrationTests {
-
-	static final List<String> TAGS = List.of("ratelimit.rules", "ratelimit.outcome", "ratelimit.denied.by",
-			"ratelimit.algorithm", "ratelimit.store", "ratelimit.store.state", "ratelimit.caller", "db.system",
-			"http.url", "outcome", "status");
 
 	private static final HttpClient client = HttpClient.newHttpClient();
 
@@ -73,41 +65,7 @@ class SampleTracingIntegrationTests {
 		HttpResponse<String> denied = get("/?n=10");
 		assertThat(denied.statusCode()).isEqualTo(429);
 		assertThat(denied.headers().firstValue("RateLimit-Policy")).isPresent();
-		SpanTree trees = await().atMost(Duration.ofSeconds(10))
-			.until(() -> SpanTree.of(this.tracer.getSpans()), (tree) -> tree.named("ratelimit decision").size() >= 3
-					&& tree.named("ratelimit wait").size() >= 1 && tree.named("ratelimit decision")
-						.stream()
-						.allMatch((decision) -> tree.parent(decision).filter(SampleTracingIntegrationTests::isHttp)
-							.isPresent()));
-		assertTraces(trees, "servlet");
-	}
-
-	static void assertTraces(SpanTree trees, String caller) {
-		List<FinishedSpan> decisions = trees.named("ratelimit decision");
-		assertThat(decisions).extracting((span) -> span.getTags().get("ratelimit.outcome"))
-			.containsExactly("allowed", "waited", "denied");
-		for (FinishedSpan decision : decisions) {
-			FinishedSpan http = trees.parent(decision).orElseThrow();
-			System.out.println(trees.render(http, TAGS));
-			assertThat(isHttp(http)).as(http.getName()).isTrue();
-			assertThat(trees.root(decision)).isEqualTo(http);
-			assertThat(decision.getTags()).containsEntry("ratelimit.rules", "traced")
-				.containsEntry("ratelimit.algorithm", "gcra")
-				.containsEntry("ratelimit.store", "redis")
-				.containsEntry("ratelimit.store.state", "redis")
-				.containsEntry("ratelimit.caller", caller)
-				.doesNotContainValue("127.0.0.1");
-			assertThat(trees.children(decision)).as("the Redis command under the decision")
-				.anySatisfy((command) -> assertThat(command.getName()).startsWith("eval"));
-		}
-		assertThat(decisions.get(2).getTags()).containsEntry("ratelimit.denied.by", "traced");
-		FinishedSpan wait = trees.named("ratelimit wait").get(0);
-		assertThat(trees.parent(wait)).contains(trees.parent(decisions.get(1)).orElseThrow());
-		assertThat(Duration.between(wait.getStartTimestamp(), wait.getEndTimestamp())).isPositive();
-	}
-
-	static boolean isHttp(FinishedSpan span) {
-		return span.getName().startsWith("http ");
+		System.out.println(DecisionTraces.assertAllowedWaitedDenied(this.tracer::getSpans, "traced", "servlet"));
 	}
 
 	private HttpResponse<String> get(String path) throws Exception {

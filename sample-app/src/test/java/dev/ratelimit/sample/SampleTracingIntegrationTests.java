@@ -1,21 +1,18 @@
 package dev.ratelimit.sample;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
+import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.tracing.DecisionTraces;
-import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import dev.ratelimit.test.tracing.InMemoryTracing;
 import io.micrometer.tracing.test.simple.SimpleTracer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -29,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code ?n=}) gives, in turn: 10 units allowed, 2 units waited (2 s less the time between the requests: the machine
  * may be slow), 10 units denied (a wait of 10 s or so).
  */
+@Import(InMemoryTracing.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis=always", "ratelimit.redis.timeout=5s",
 				"management.observations.enable.lettuce=true", "ratelimit.rules.traced.match.paths[0]=/",
@@ -37,8 +35,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.rules.traced.max-wait=3s",
 				"ratelimit.rules.traced.cost=#{request.getParameter('n') ?: 1}" })
 class SampleTracingIntegrationTests {
-
-	private static final HttpClient client = HttpClient.newHttpClient();
 
 	@LocalServerPort
 	private int port;
@@ -59,33 +55,17 @@ class SampleTracingIntegrationTests {
 	@Test
 	void allowedWaitedAndDeniedRequestsShowTheirDecisionAndItsRedisCallInTheRequestsTrace() throws Exception {
 		// warm (the first requests of an application are slow), so that the next ones follow each other closely
-		assertThat(get("/actuator/health").statusCode()).isEqualTo(200);
-		assertThat(get("/?n=10").statusCode()).isEqualTo(200);
-		assertThat(get("/?n=2").statusCode()).isEqualTo(200);
-		HttpResponse<String> denied = get("/?n=10");
+		assertThat(http().get("/actuator/health").statusCode()).isEqualTo(200);
+		assertThat(http().get("/?n=10").statusCode()).isEqualTo(200);
+		assertThat(http().get("/?n=2").statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = http().get("/?n=10");
 		assertThat(denied.statusCode()).isEqualTo(429);
 		assertThat(denied.headers().firstValue("RateLimit-Policy")).isPresent();
 		System.out.println(DecisionTraces.assertAllowedWaitedDenied(this.tracer::getSpans, "traced", "servlet"));
 	}
 
-	private HttpResponse<String> get(String path) throws Exception {
-		return client.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path)).build(),
-				HttpResponse.BodyHandlers.ofString());
-	}
-
-	@TestConfiguration(proxyBeanMethods = false)
-	static class Tracing {
-
-		@Bean
-		SimpleTracer simpleTracer() {
-			return new SimpleTracer();
-		}
-
-		@Bean
-		DefaultTracingObservationHandler tracingObservationHandler(SimpleTracer simpleTracer) {
-			return new DefaultTracingObservationHandler(simpleTracer);
-		}
-
+	private TestHttp http() {
+		return new TestHttp(this.port);
 	}
 
 }

@@ -1,20 +1,17 @@
 package dev.ratelimit.sample.reactive;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
+import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.tracing.DecisionTraces;
-import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import dev.ratelimit.test.tracing.InMemoryTracing;
 import io.micrometer.tracing.test.simple.SimpleTracer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * observation is current and their spans were roots (decision 105, docs/observability.md); what this test shows is
  * the tree of a decision whose command its own call sends.
  */
+@Import(InMemoryTracing.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis=always", "ratelimit.redis.timeout=5s",
 				"management.observations.enable.lettuce=true", "ratelimit.rules.traced.match.paths[0]=/api/hello",
@@ -37,8 +35,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.rules.traced.max-wait=3s",
 				"ratelimit.rules.traced.cost=#{request.getParameter('n') ?: 1}", "ratelimit.redis.batch.enabled=false" })
 class ReactiveSampleTracingTests {
-
-	private static final HttpClient client = HttpClient.newHttpClient();
 
 	@LocalServerPort
 	private int port;
@@ -49,34 +45,18 @@ class ReactiveSampleTracingTests {
 	@Test
 	void allowedWaitedAndDeniedRequestsShowTheirDecisionAndItsRedisCallInTheRequestsTrace() throws Exception {
 		// warm (the first requests of an application are slow), so that the next ones follow each other closely
-		assertThat(get("/api/greeting?name=warm").statusCode()).isEqualTo(200);
-		assertThat(get("/api/hello?n=1").statusCode()).isEqualTo(200);
-		assertThat(get("/api/hello?n=9").statusCode()).isEqualTo(200);
-		assertThat(get("/api/hello?n=2").statusCode()).isEqualTo(200);
-		HttpResponse<String> denied = get("/api/hello?n=10");
+		assertThat(http().get("/api/greeting?name=warm").statusCode()).isEqualTo(200);
+		assertThat(http().get("/api/hello?n=1").statusCode()).isEqualTo(200);
+		assertThat(http().get("/api/hello?n=9").statusCode()).isEqualTo(200);
+		assertThat(http().get("/api/hello?n=2").statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = http().get("/api/hello?n=10");
 		assertThat(denied.statusCode()).isEqualTo(429);
 		assertThat(denied.headers().firstValue("RateLimit-Policy")).isPresent();
 		System.out.println(DecisionTraces.assertAllowedWaitedDenied(this.tracer::getSpans, "traced", "webflux"));
 	}
 
-	private HttpResponse<String> get(String path) throws Exception {
-		return client.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path)).build(),
-				HttpResponse.BodyHandlers.ofString());
-	}
-
-	@TestConfiguration(proxyBeanMethods = false)
-	static class Tracing {
-
-		@Bean
-		SimpleTracer simpleTracer() {
-			return new SimpleTracer();
-		}
-
-		@Bean
-		DefaultTracingObservationHandler tracingObservationHandler(SimpleTracer simpleTracer) {
-			return new DefaultTracingObservationHandler(simpleTracer);
-		}
-
+	private TestHttp http() {
+		return new TestHttp(this.port);
 	}
 
 }

@@ -72,12 +72,17 @@ final class SampleProcess implements AutoCloseable {
 			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
+	/** Returns the process id. */
+	long pid() {
+		return this.process.pid();
+	}
+
 	/** Returns what the sample printed so far. */
 	String output() throws IOException {
 		return Files.readString(this.log, StandardCharsets.UTF_8);
 	}
 
-	/** Stops the sample with SIGTERM (it stops its embedded Redis, and dumps a JFR recording asked for), waiting. */
+	/** Stops the sample with SIGTERM (it stops its embedded Redis), waiting. */
 	@Override
 	public void close() throws InterruptedException {
 		this.process.destroy();

@@ -22,9 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code management.observations.enable.lettuce=true}); a waited request also has a {@code ratelimit wait} child. The
  * rule {@code traced} (GCRA, 10 per 10 s, max-wait 3 s, cost {@code ?n=}) gives: 1 then 9 units allowed, 2 waited, 10 denied.
  * <p>
- * Natural batching is off here: with it, some of these decisions' commands were sent from a thread where no
- * observation is current and their spans were roots (decision 105, docs/observability.md); what this test shows is
- * the tree of a decision whose command its own call sends.
+ * With natural batching on (the default): a decision that finds a lane free is sent from its own call, under its
+ * observation, including on the server's event loop (decision 105).
  */
 @Import(InMemoryTracing.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -33,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.rules.traced.key=ip", "ratelimit.rules.traced.algorithm=gcra",
 				"ratelimit.rules.traced.limit=10", "ratelimit.rules.traced.period=10s",
 				"ratelimit.rules.traced.max-wait=3s",
-				"ratelimit.rules.traced.cost=#{request.getParameter('n') ?: 1}", "ratelimit.redis.batch.enabled=false" })
+				"ratelimit.rules.traced.cost=#{request.getParameter('n') ?: 1}" })
 class ReactiveSampleTracingTests {
 
 	@LocalServerPort

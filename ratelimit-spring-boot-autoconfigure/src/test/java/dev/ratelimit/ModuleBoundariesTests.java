@@ -80,10 +80,13 @@ class ModuleBoundariesTests {
 			.doNotHaveFullyQualifiedName("dev.ratelimit.redis.LimiterConnectionFactory")
 			.and()
 			.doNotHaveFullyQualifiedName("dev.ratelimit.redis.LimiterConnectionFactory$RejectingClientConfiguration")
+			.and()
+			.doNotHaveFullyQualifiedName("dev.ratelimit.redis.RedisScriptsRuntimeHints")
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("org.springframework..")
-			.because("Spring Data Redis is an optional dependency: only the adapter to its factories may load it")
+			.because("Spring Data Redis is an optional dependency: only the adapter to its factories may load it (and"
+					+ " the runtime hints, which only Spring AOT loads, through META-INF/spring/aot.factories)")
 			.check(REDIS);
 	}
 

@@ -219,9 +219,12 @@ final class BatchLane {
 		catch (RuntimeException ex) {
 			replies = CompletableFuture.failedFuture(ex);
 		}
+		Thread sender = Thread.currentThread();
 		replies.whenComplete((values, ex) -> {
+			// a reply that came before this callback was added completes it on the sender's thread, which may be
+			// another event loop (a WebFlux server's): only a reply's own thread is the connection's loop
 			EventExecutor loop = ThreadExecutorMap.currentExecutor();
-			if (loop != null) {
+			if (loop != null && Thread.currentThread() != sender) {
 				this.replyLoop = loop;
 			}
 			// the next call goes out before the callers of this one are woken

@@ -88,6 +88,8 @@ public class RateLimitProperties {
 
 	private final Metrics metrics = new Metrics();
 
+	private final Observations observations = new Observations();
+
 	private final ClientIp clientIp = new ClientIp();
 
 	private final Outbound outbound = new Outbound();
@@ -304,6 +306,10 @@ public class RateLimitProperties {
 		return this.metrics;
 	}
 
+	public Observations getObservations() {
+		return this.observations;
+	}
+
 	public ClientIp getClientIp() {
 		return this.clientIp;
 	}
@@ -483,6 +489,25 @@ public class RateLimitProperties {
 
 		public void setPartitionKeySecret(@Nullable String partitionKeySecret) {
 			this.partitionKeySecret = partitionKeySecret;
+		}
+
+	}
+
+	/** Settings of the Micrometer observations of decisions (docs/observability.md). */
+	public static class Observations {
+
+		/**
+		 * Whether each rate limit decision is a Micrometer observation ('ratelimit.decision': a timer and, with
+		 * tracing, a span under the request's), and each wait for a reserved slot too ('ratelimit.slot.wait').
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

@@ -11,6 +11,9 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.observation.RateLimitObservationAware;
+import dev.ratelimit.observation.RateLimitObservations;
+import dev.ratelimit.observation.ReactorObservations;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.reactive.ConnectionEventLoop;
 import dev.ratelimit.web.reactive.ReactiveRateLimitRejectionHandler;
@@ -49,9 +52,11 @@ import org.springframework.web.server.ServerWebExchange;
  *       key-resolver: "#{&#64;userKeyResolver}"
  * </pre>
  */
-public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<RateLimitGatewayFilterFactory.Config> {
+public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<RateLimitGatewayFilterFactory.Config> implements RateLimitObservationAware {
 
 	private final RateLimiter limiter;
+
+	private RateLimitObservations observations = RateLimitObservations.NONE;
 
 	private final GatewayRuleChecks checks;
 
@@ -76,6 +81,15 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 		this.rejectionHandler = rejectionHandler;
 		this.admissionListener = admissionListener;
 		this.clientIp = clientIp;
+	}
+
+	/**
+	 * Sets the observations of the decisions of the route filters (none by default).
+	 * @param observations the observations
+	 */
+	@Override
+	public void setObservations(RateLimitObservations observations) {
+		this.observations = observations;
 	}
 
 	@Override
@@ -137,8 +151,9 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 			return chain.filter(exchange);
 		}
 		// the verdict completes on the store client's I/O thread: the request goes on on its connection's event loop
-		return Mono.defer(() -> Mono.fromFuture(ConnectionEventLoop.continueOn(exchange,
-				this.limiter.evaluateAsync(checks)))).flatMap((verdict) -> {
+		return Mono.deferContextual((context) -> Mono.fromFuture(ConnectionEventLoop.continueOn(exchange,
+				this.observations.evaluateAsync(this.limiter, checks, "gateway", ReactorObservations.current(context)))))
+			.flatMap((verdict) -> {
 			ServerHttpResponse response = exchange.getResponse();
 			response.getHeaders().addAll(this.headers.of(verdict));
 			if (!verdict.allowed()) {

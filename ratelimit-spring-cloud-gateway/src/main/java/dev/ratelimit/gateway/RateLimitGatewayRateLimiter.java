@@ -10,6 +10,9 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.observation.RateLimitObservationAware;
+import dev.ratelimit.observation.RateLimitObservations;
+import dev.ratelimit.observation.ReactorObservations;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.RateLimitProblem;
 import dev.ratelimit.web.reactive.ConnectionEventLoop;
@@ -34,12 +37,14 @@ import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
  * and cannot follow a request to its end: for problem+json, a 503 when a rule fails closed, and concurrency rules,
  * use the {@code RateLimit} route filter ({@link RateLimitGatewayFilterFactory}).
  */
-public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGatewayRateLimiter.Config> {
+public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGatewayRateLimiter.Config> implements RateLimitObservationAware {
 
 	/** The prefix of this limiter's route arguments: {@code ratelimit.rules}. */
 	public static final String CONFIGURATION_PROPERTY_NAME = "ratelimit";
 
 	private final RateLimiter limiter;
+
+	private RateLimitObservations observations = RateLimitObservations.NONE;
 
 	private final GatewayRuleChecks checks;
 
@@ -60,6 +65,15 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 	}
 
 	/** Binds a route's arguments, and fails when they name a rule that does not exist or cannot apply. */
+	/**
+	 * Sets the observations of the decisions of the gateway's rate limiter (none by default).
+	 * @param observations the observations
+	 */
+	@Override
+	public void setObservations(RateLimitObservations observations) {
+		this.observations = observations;
+	}
+
 	@Override
 	public void onApplicationEvent(FilterArgsEvent event) {
 		super.onApplicationEvent(event);
@@ -82,7 +96,8 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 		// the verdict completes on the store client's I/O thread: the request goes on on its connection's event loop
 		// when the exchange is in the Reactor context (ServerWebExchangeContextFilter, auto-configured)
 		return Mono.deferContextual((context) -> {
-			CompletableFuture<Verdict> verdict = this.limiter.evaluateAsync(checks);
+			CompletableFuture<Verdict> verdict = this.observations.evaluateAsync(this.limiter, checks, "gateway",
+					ReactorObservations.current(context));
 			return Mono.fromFuture(ServerWebExchangeContextFilter.getExchange(context)
 				.map((exchange) -> ConnectionEventLoop.continueOn(exchange, verdict))
 				.orElse(verdict));

@@ -24,6 +24,8 @@ import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.adaptive.AdaptiveLimitExceededException;
 import dev.ratelimit.key.KeyResolvers;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.observation.RateLimitObservationAware;
+import dev.ratelimit.observation.RateLimitObservations;
 import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
@@ -60,11 +62,13 @@ import org.springframework.util.ClassUtils;
  */
 @Aspect
 @Order(0)
-public class RateLimitedAspect {
+public class RateLimitedAspect implements RateLimitObservationAware {
 
 	private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
 
 	private final RateLimiter limiter;
+
+	private RateLimitObservations observations = RateLimitObservations.NONE;
 
 	private final RateLimitRules rules;
 
@@ -168,6 +172,18 @@ public class RateLimitedAspect {
 				? new ReactiveCalls(limiter, reactiveCurrentRequest, admissionListener, adaptiveLimits) : null;
 	}
 
+	/**
+	 * Sets the observations of the decisions on annotated calls (none by default).
+	 * @param observations the observations
+	 */
+	@Override
+	public void setObservations(RateLimitObservations observations) {
+		this.observations = observations;
+		if (this.reactive != null) {
+			this.reactive.observations = observations;
+		}
+	}
+
 	@Around("@within(dev.ratelimit.RateLimited) || @annotation(dev.ratelimit.RateLimited)"
 			+ " || @within(dev.ratelimit.RateLimited.List) || @annotation(dev.ratelimit.RateLimited.List)")
 	public @Nullable Object limit(ProceedingJoinPoint call) throws Throwable {
@@ -210,7 +226,7 @@ public class RateLimitedAspect {
 			// only adaptive rules: no rate to evaluate, nothing to record in the request
 			return proceed(call, admission, NO_RATES, false);
 		}
-		Verdict verdict = this.limiter.evaluate(checks);
+		Verdict verdict = this.observations.evaluate(this.limiter, checks, "method");
 		if (request != null) {
 			this.currentRequest.record(request, verdict);
 		}

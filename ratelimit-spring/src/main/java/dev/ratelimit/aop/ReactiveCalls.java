@@ -17,6 +17,9 @@ import dev.ratelimit.adaptive.AdaptiveAdmission;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.adaptive.AdaptiveLimitExceededException;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.observation.RateLimitObservations;
+import dev.ratelimit.observation.ReactorObservations;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -42,6 +45,9 @@ final class ReactiveCalls {
 	private final AdmissionListener admissionListener;
 
 	private final AdaptiveConcurrencyLimits adaptiveLimits;
+
+	/** Set by the aspect. */
+	RateLimitObservations observations = RateLimitObservations.NONE;
 
 	ReactiveCalls(RateLimiter limiter, @Nullable ReactiveCurrentRequest currentRequest,
 			AdmissionListener admissionListener, AdaptiveConcurrencyLimits adaptiveLimits) {
@@ -139,9 +145,15 @@ final class ReactiveCalls {
 			// only adaptive rules: no rate to evaluate, nothing to record in the request
 			return Mono.just(admitted(admission, NO_RATES));
 		}
+		return Mono.deferContextual((context) -> evaluate(request, checks, admission,
+				ReactorObservations.current(context)));
+	}
+
+	private Mono<Admitted> evaluate(@Nullable RateLimitRequest request, List<RateLimitCheck> checks,
+			@Nullable AdaptiveAdmission admission, @Nullable Observation parent) {
 		CompletableFuture<Verdict> evaluation;
 		try {
-			evaluation = this.limiter.evaluateAsync(checks);
+			evaluation = this.observations.evaluateAsync(this.limiter, checks, "method", parent);
 		}
 		catch (RuntimeException ex) {
 			rejected(admission);

@@ -18,6 +18,8 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
+import dev.ratelimit.observation.RateLimitObservationAware;
+import dev.ratelimit.observation.RateLimitObservations;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,11 +45,13 @@ import org.jspecify.annotations.Nullable;
  * paused that long (at most {@code maxPause}): calls that may wait as long wait for the end of the pause, the others
  * are refused at once.
  */
-public class RateLimitedClients {
+public class RateLimitedClients implements RateLimitObservationAware {
 
 	private static final long PAUSES_KEPT = 10_000;
 
 	private final RateLimiter limiter;
+
+	private RateLimitObservations observations = RateLimitObservations.NONE;
 
 	private final RateLimitRules rules;
 
@@ -119,6 +123,15 @@ public class RateLimitedClients {
 	}
 
 	/**
+	 * Sets the observations of the decisions on outbound calls made through {@link #acquire} (none by default).
+	 * @param observations the observations
+	 */
+	@Override
+	public void setObservations(RateLimitObservations observations) {
+		this.observations = observations;
+	}
+
+	/**
 	 * Checks that a rule exists and can limit outbound calls: a rate rule (not {@code concurrency},
 	 * {@code adaptive-concurrency} or {@code distinct}) without {@code count-when}.
 	 * @param name the rule's name
@@ -160,7 +173,8 @@ public class RateLimitedClients {
 				}
 			}
 		}
-		Verdict verdict = this.limiter.acquire(admission.checks());
+		Verdict verdict = this.observations.awaitSlot(this.limiter,
+				this.observations.evaluate(this.limiter, admission.checks(), "outbound"), "outbound");
 		if (!verdict.allowed()) {
 			throw OutboundRateLimitExceededException.denied(rule, target, verdict);
 		}

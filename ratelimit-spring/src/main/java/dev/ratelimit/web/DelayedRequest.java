@@ -1,6 +1,7 @@
 package dev.ratelimit.web;
 
 import java.io.IOException;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -10,6 +11,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveAdmission;
 import dev.ratelimit.lease.LeaseRelease;
+import io.micrometer.observation.Observation;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -68,6 +70,8 @@ public final class DelayedRequest implements AsyncListener {
 
 	private final WaitingRoom.Places places;
 
+	private final Observation wait;
+
 	private final AtomicInteger state = new AtomicInteger(WAITING);
 
 	private @Nullable AsyncContext context;
@@ -78,9 +82,11 @@ public final class DelayedRequest implements AsyncListener {
 	 * @param verdict the verdict, admitted with a delay
 	 * @param admission the places the request holds under adaptive limits, or {@code null}
 	 * @param places the places it holds among its rules' waiting requests
+	 * @param wait the observation of the wait, stopped at the slot or when the wait is given up
 	 */
 	DelayedRequest(Object owner, RateLimiter limiter, Verdict verdict, @Nullable AdaptiveAdmission admission,
-			WaitingRoom.Places places) {
+			WaitingRoom.Places places, Observation wait) {
+		this.wait = wait;
 		this.owner = owner;
 		this.limiter = limiter;
 		this.verdict = verdict;
@@ -112,16 +118,12 @@ public final class DelayedRequest implements AsyncListener {
 	}
 
 	/**
-	 * Puts the request in asynchronous mode until its slot.
+	 * Puts the request in asynchronous mode until its slot; the request must {@link HttpServletRequest#isAsyncSupported()
+	 * support it}.
 	 * @param request the request
 	 * @param response the response
-	 * @return {@code false} when the request cannot go asynchronous (a filter or servlet that does not support it):
-	 * then nothing happened
 	 */
-	boolean start(HttpServletRequest request, HttpServletResponse response) {
-		if (!request.isAsyncSupported()) {
-			return false;
-		}
+	void start(HttpServletRequest request, HttpServletResponse response) {
 		long delayNanos = this.verdict.delay().toNanos();
 		request.setAttribute(ATTRIBUTE, this);
 		request.setAttribute(SLOT_NANOS_ATTRIBUTE, System.nanoTime() + delayNanos);
@@ -130,13 +132,13 @@ public final class DelayedRequest implements AsyncListener {
 		asyncContext.addListener(this);
 		this.context = asyncContext;
 		CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(this::resume);
-		return true;
 	}
 
 	/** At the slot: dispatches the request again, unless it was cancelled. */
 	private void resume() {
 		if (this.state.compareAndSet(WAITING, RESUMED)) {
 			this.places.leave();
+			this.wait.stop();
 			try {
 				this.context.dispatch();
 			}
@@ -153,6 +155,8 @@ public final class DelayedRequest implements AsyncListener {
 			return false;
 		}
 		this.places.leave();
+		this.wait.error(new CancellationException("the request stopped waiting for its slot"));
+		this.wait.stop();
 		try {
 			this.limiter.cancel(this.verdict);
 		}

@@ -12,6 +12,8 @@ import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveAdmission;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.observation.RateLimitObservationAware;
+import dev.ratelimit.observation.RateLimitObservations;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMatcher;
@@ -39,12 +41,14 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * thread ({@link DelayedRequest}) and proceeds in an asynchronous dispatch at its slot; each rule lets at most its
  * {@code max-waiting} requests wait at once in this filter, and answers the others at once.
  */
-public class RateLimitFilter extends OncePerRequestFilter {
+public class RateLimitFilter extends OncePerRequestFilter implements RateLimitObservationAware {
 
 	/** Request attribute holding the {@link Verdict} of the request, for the annotation aspect and the application. */
 	public static final String VERDICT_ATTRIBUTE = RateLimitFilter.class.getName() + ".verdict";
 
 	private static final Log logger = LogFactory.getLog(RateLimitFilter.class);
+
+	private static final String CALLER = "servlet";
 
 	private final RuleMatcher matcher;
 
@@ -65,6 +69,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	private final RateLimitRules rules;
 
 	private final WaitingRoom waitingRoom = new WaitingRoom();
+
+	private RateLimitObservations observations = RateLimitObservations.NONE;
 
 	/**
 	 * Creates a filter for every rule.
@@ -137,6 +143,15 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	}
 
 	/**
+	 * Sets the observations of this filter's decisions and waits (none by default).
+	 * @param observations the observations
+	 */
+	@Override
+	public void setObservations(RateLimitObservations observations) {
+		this.observations = observations;
+	}
+
+	/**
 	 * Records the verdict of a call in the request ({@link #VERDICT_ATTRIBUTE}), merged with the verdict already
 	 * recorded by an earlier call for the same request.
 	 * @param request the request
@@ -204,7 +219,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			try {
 				List<RateLimitCheck> checks = this.matcher.checksFor(view, this.phase);
 				places = this.waitingRoom.enter(checks, this::rule);
-				verdict = checks.isEmpty() ? null : this.limiter.evaluate(places.checks());
+				verdict = checks.isEmpty() ? null
+						: this.observations.evaluate(this.limiter, places.checks(), CALLER);
 			}
 			catch (RuntimeException ex) {
 				// The limiter must never turn a request into a 500 (a failing store, resolver or listener): admit it, and
@@ -223,14 +239,16 @@ public class RateLimitFilter extends OncePerRequestFilter {
 					return;
 				}
 				if (!verdict.delay().isZero()) {
-					DelayedRequest delayed = new DelayedRequest(this, this.limiter, verdict, admission, places);
-					if (delayed.start(request, response)) {
+					if (request.isAsyncSupported()) {
+						DelayedRequest delayed = new DelayedRequest(this, this.limiter, verdict, admission, places,
+								this.observations.startWait(verdict, CALLER, null));
+						delayed.start(request, response);
 						// the delayed request holds the places now
 						waitsAsynchronously = true;
 						return;
 					}
 					// no asynchronous support on this request's path: wait on this thread
-					this.limiter.awaitSlot(verdict);
+					this.observations.awaitSlot(this.limiter, verdict, CALLER);
 				}
 			}
 			proceeds = true;

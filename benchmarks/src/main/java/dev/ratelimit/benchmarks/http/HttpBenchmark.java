@@ -11,6 +11,7 @@ import dev.ratelimit.benchmarks.http.SampleSetup.Limiter;
 import dev.ratelimit.benchmarks.load.RedisProbe;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the HTTP benchmark: starts a Redis and one sample instance per {@link SampleSetup}, measures them in rotating
@@ -31,6 +32,11 @@ public final class HttpBenchmark {
 	private static final SampleSetup OBSERVED_OFF = new SampleSetup(
 			"Lettuce observation on, without (`ratelimit.enabled=false`)", Limiter.OFF, true);
 
+	/** The limiter on Redis without its decision observations (the REDIS row has them: the sample has Actuator). */
+	private static final SampleSetup UNOBSERVED_REDIS = new SampleSetup(
+			"with the limiter (Redis store), `ratelimit.observations.enabled=false`", Limiter.REDIS, false,
+			Path.of(System.getProperty("java.home")), List.of("--ratelimit.observations.enabled=false"));
+
 	private static final MeasurementRounds ROUNDS = new MeasurementRounds(Duration.ofSeconds(20), Duration.ofSeconds(4),
 			5, "/api/hello");
 
@@ -47,7 +53,12 @@ public final class HttpBenchmark {
 			throw new IllegalStateException("Build the sample first: ./mvnw -pl sample-app -am package -DskipTests");
 		}
 		long started = System.nanoTime();
-		List<SampleSetup> setups = List.of(REDIS, LOCAL, OFF, OBSERVED_REDIS, OBSERVED_OFF);
+		List<SampleSetup> setups = new ArrayList<>(List.of(REDIS, LOCAL, OFF, OBSERVED_REDIS, OBSERVED_OFF,
+				UNOBSERVED_REDIS));
+		SampleSetup virtual = virtualThreads();
+		if (virtual != null) {
+			setups.add(virtual);
+		}
 		List<SampleApp> apps = new ArrayList<>();
 		try (RedisServerProcess redis = RedisServerProcess.start()) {
 			RedisClient redisClient = RedisClient.create(redis.uri());
@@ -60,7 +71,8 @@ public final class HttpBenchmark {
 					checkObservation(app);
 				}
 				HttpResults results = new HttpResults(tallies.get(0), tallies.get(1), tallies.get(2), tallies.get(3),
-						tallies.get(4), probe.version(), Duration.ofNanos(System.nanoTime() - started));
+						tallies.get(4), tallies.get(5), (virtual != null) ? tallies.get(6) : null, probe.version(),
+						Duration.ofNanos(System.nanoTime() - started));
 				String markdown = new HttpReport(ROUNDS).markdown(results);
 				System.out.print(markdown);
 				Files.createDirectories(docs);
@@ -73,6 +85,21 @@ public final class HttpBenchmark {
 				}
 			}
 		}
+	}
+
+	/**
+	 * The limiter on Redis with {@code spring.threads.virtual.enabled=true}, on the JDK 21+ that
+	 * {@code -Dbench.java21.home} names (e.g. /usr/lib/jvm/temurin-25-jdk-amd64); {@code null} without one, and the
+	 * report says the row is missing.
+	 */
+	private static @Nullable SampleSetup virtualThreads() {
+		String home = System.getProperty("bench.java21.home");
+		if (home == null || home.isBlank()) {
+			return null;
+		}
+		return new SampleSetup("with the limiter (Redis store), virtual threads (Java " + Runtime.version().feature()
+				+ " benchmark, sample on " + Path.of(home).getFileName() + ")", Limiter.REDIS, false, Path.of(home),
+				List.of("--spring.threads.virtual.enabled=true"));
 	}
 
 	/**

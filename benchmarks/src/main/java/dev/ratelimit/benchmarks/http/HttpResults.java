@@ -2,6 +2,8 @@ package dev.ratelimit.benchmarks.http;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What one run of the HTTP benchmark measured, instance by instance.
  *
@@ -13,6 +15,6 @@ import java.time.Duration;
  * @param redisVersion the version of the Redis every instance used
  * @param took how long the run took
  */
-record HttpResults(Tally redis, Tally local, Tally off, Tally observedRedis, Tally observedOff, String redisVersion,
-		Duration took) {
+record HttpResults(Tally redis, Tally local, Tally off, Tally observedRedis, Tally observedOff,
+		Tally redisUnobserved, @Nullable Tally redisVirtual, String redisVersion, Duration took) {
 }

@@ -41,7 +41,7 @@ final class SampleApp implements AutoCloseable {
 			port = socket.getLocalPort();
 		}
 		List<String> command = new ArrayList<>(List.of(
-				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-jar",
+				setup.javaHome().resolve("bin").resolve("java").toString(), "-Xmx512m", "-jar",
 				jar.toString(), "--server.port=" + port, "--sample.embedded-redis=never",
 				"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redisPort,
 				"--ratelimit.rules.hello.limit=1000000", "--ratelimit.rules.hello.period=1s",

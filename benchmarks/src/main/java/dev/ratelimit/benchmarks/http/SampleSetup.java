@@ -1,5 +1,6 @@
 package dev.ratelimit.benchmarks.http;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,13 +12,21 @@ import java.util.List;
  * @param label the row's name in the report
  * @param limiter the limiter's store, or off
  * @param lettuceObserved the value of {@code management.observations.enable.lettuce}
+ * @param javaHome the JDK that runs the jar
+ * @param extra further options, e.g. {@code --ratelimit.observations.enabled=false}
  */
-record SampleSetup(String label, Limiter limiter, boolean lettuceObserved) {
+record SampleSetup(String label, Limiter limiter, boolean lettuceObserved, Path javaHome, List<String> extra) {
+
+	/** A setup on the benchmark's own JDK, without further options. */
+	SampleSetup(String label, Limiter limiter, boolean lettuceObserved) {
+		this(label, limiter, lettuceObserved, Path.of(System.getProperty("java.home")), List.of());
+	}
 
 	/** Returns the command-line options that give the sample jar this setup. */
 	List<String> options() {
 		List<String> options = new ArrayList<>(this.limiter.options);
 		options.add("--management.observations.enable.lettuce=" + this.lettuceObserved);
+		options.addAll(this.extra);
 		return options;
 	}
 

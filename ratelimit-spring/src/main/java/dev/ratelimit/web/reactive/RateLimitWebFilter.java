@@ -1,6 +1,7 @@
 package dev.ratelimit.web.reactive;
 
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.AdmissionListener;
@@ -14,6 +15,9 @@ import dev.ratelimit.adaptive.AdaptiveAdmission;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.observation.RateLimitObservationAware;
+import dev.ratelimit.observation.RateLimitObservations;
+import dev.ratelimit.observation.ReactorObservations;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMatcher;
@@ -21,6 +25,7 @@ import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.web.AdmissionSteps;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.WaitingRoom;
+import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -48,10 +53,12 @@ import org.springframework.web.util.DisconnectedClientHelper;
  * does not count refunded with {@link RateLimiter#refundAsync}. A failing store, resolver or listener never fails the
  * request: it is admitted unchecked and the failure logged.
  */
-public class RateLimitWebFilter implements WebFilter, Ordered {
+public class RateLimitWebFilter implements WebFilter, Ordered, RateLimitObservationAware {
 
 	/** Exchange attribute holding the {@link Verdict} of the request, for the application. */
 	public static final String VERDICT_ATTRIBUTE = RateLimitWebFilter.class.getName() + ".verdict";
+
+	private static final String CALLER = "webflux";
 
 	/** How many times the keys of one request may need I/O in turn (a composite of reactive resolvers). */
 	private static final int MAX_RESOLUTIONS = 8;
@@ -82,6 +89,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	private final WaitingRoom waitingRoom = new WaitingRoom();
 
+	private RateLimitObservations observations = RateLimitObservations.NONE;
+
 	/**
 	 * Creates a filter.
 	 * @param rules the rules
@@ -110,6 +119,15 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		this.clientIp = clientIp;
 		this.routes = routes;
 		this.order = order;
+	}
+
+	/**
+	 * Sets the observations of this filter's decisions and waits (none by default).
+	 * @param observations the observations
+	 */
+	@Override
+	public void setObservations(RateLimitObservations observations) {
+		this.observations = observations;
 	}
 
 	@Override
@@ -183,10 +201,11 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	/** Evaluates without blocking; a verdict that arrives after the client went away gives back what it holds. */
 	private Mono<Verdict> evaluate(WaitingRoom.Places places, ServerWebExchange exchange) {
-		return Mono.defer(() -> {
+		return Mono.deferContextual((context) -> {
 			CompletableFuture<Verdict> evaluation;
 			try {
-				evaluation = this.limiter.evaluateAsync(places.checks());
+				evaluation = this.observations.evaluateAsync(this.limiter, places.checks(), CALLER,
+						ReactorObservations.current(context));
 			}
 			catch (RuntimeException ex) {
 				evaluation = CompletableFuture.failedFuture(ex);
@@ -226,7 +245,13 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return proceed(exchange, chain, verdict, admission);
 		}
 		// waits for its slot without a thread; a client that goes away meanwhile gives the slot back
-		return Mono.delay(verdict.delay()).doOnCancel(() -> {
+		return Mono.deferContextual((context) -> {
+			Observation wait = this.observations.startWait(verdict, CALLER, ReactorObservations.current(context));
+			return Mono.delay(verdict.delay()).doOnSuccess((slot) -> wait.stop()).doOnCancel(() -> {
+				wait.error(new CancellationException("the request stopped waiting for its slot"));
+				wait.stop();
+			});
+		}).doOnCancel(() -> {
 			places.leave();
 			if (admission != null) {
 				admission.release(Outcome.REJECTED);

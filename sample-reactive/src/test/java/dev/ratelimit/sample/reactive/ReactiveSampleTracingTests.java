@@ -1,0 +1,61 @@
+package dev.ratelimit.sample.reactive;
+
+import java.net.http.HttpResponse;
+
+import dev.ratelimit.test.TestHttp;
+import dev.ratelimit.test.tracing.DecisionTraces;
+import dev.ratelimit.test.tracing.InMemoryTracing;
+import io.micrometer.tracing.test.simple.SimpleTracer;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The reactive sample traced by an in-memory tracer, as the servlet sample's tracing test: each request's HTTP server
+ * span (WebFlux's, found by the filter in the Reactor context) has a {@code ratelimit decision} child tagged with the
+ * rule and the outcome, under which is the span of the Redis command that decided (Lettuce's observation, on with
+ * {@code management.observations.enable.lettuce=true}); a waited request also has a {@code ratelimit wait} child. The
+ * rule {@code traced} (GCRA, 10 per 10 s, max-wait 3 s, cost {@code ?n=}) gives: 1 then 9 units allowed, 2 waited, 10 denied.
+ * <p>
+ * With natural batching on (the default): a decision that finds a lane free is sent from its own call, under its
+ * observation, including on the server's event loop (decision 105).
+ */
+@Import(InMemoryTracing.class)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "sample.embedded-redis=always", "ratelimit.redis.timeout=5s",
+				"management.observations.enable.lettuce=true", "ratelimit.rules.traced.match.paths[0]=/api/hello",
+				"ratelimit.rules.traced.key=ip", "ratelimit.rules.traced.algorithm=gcra",
+				"ratelimit.rules.traced.limit=10", "ratelimit.rules.traced.period=10s",
+				"ratelimit.rules.traced.max-wait=3s",
+				"ratelimit.rules.traced.cost=#{request.getParameter('n') ?: 1}" })
+class ReactiveSampleTracingTests {
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private SimpleTracer tracer;
+
+	@Test
+	void allowedWaitedAndDeniedRequestsShowTheirDecisionAndItsRedisCallInTheRequestsTrace() throws Exception {
+		// warm (the first requests of an application are slow), so that the next ones follow each other closely
+		assertThat(http().get("/api/greeting?name=warm").statusCode()).isEqualTo(200);
+		assertThat(http().get("/api/hello?n=1").statusCode()).isEqualTo(200);
+		assertThat(http().get("/api/hello?n=9").statusCode()).isEqualTo(200);
+		assertThat(http().get("/api/hello?n=2").statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = http().get("/api/hello?n=10");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(denied.headers().firstValue("RateLimit-Policy")).isPresent();
+		System.out.println(DecisionTraces.assertAllowedWaitedDenied(this.tracer::getSpans, "traced", "webflux"));
+	}
+
+	private TestHttp http() {
+		return new TestHttp(this.port);
+	}
+
+}

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.ClientIp;
@@ -190,11 +191,14 @@ public class RateLimitsEndpoint {
 		if (found.isEmpty()) {
 			return null;
 		}
-		RateLimitPolicy policy = (tier != null) ? found.get().tiers().get(tier) : found.get().policy();
+		String subject = subject(key);
+		// a subject's exception is its policy, whatever its tier (as for a request)
+		RateLimitPolicy exception = found.get().exceptions().get(subject);
+		RateLimitPolicy policy = (exception != null) ? exception
+				: (tier != null) ? found.get().tiers().get(tier) : found.get().policy();
 		if (policy == null) {
 			return null;
 		}
-		String subject = subject(key);
 		Decision now = peek(policy, subject, 0);
 		// what a request of cost 1 would get: its wait, whatever the algorithm (zero if a unit came back meanwhile)
 		Duration retryAfter = (now.remaining() == 0) ? peek(policy, subject, 1).retryAfter() : Duration.ZERO;
@@ -265,15 +269,15 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
-	 * Returns a rule's per-subject exceptions, those of its configuration then those made at runtime (which replace a
-	 * configured one of the same subject); {@code null} for an unknown rule.
+	 * Returns a rule's per-subject exceptions by subject, those of its configuration and those made at runtime (which
+	 * replace a configured one of the same subject); {@code null} for an unknown rule.
 	 */
 	public @Nullable ExceptionsDescriptor exceptions(String rule) {
 		Optional<RateLimitRule> configured = this.rules.configured(rule);
 		if (configured.isEmpty()) {
 			return null;
 		}
-		Map<String, ExceptionDescriptor> exceptions = new LinkedHashMap<>();
+		Map<String, ExceptionDescriptor> exceptions = new TreeMap<>();
 		configured.get().exceptions().forEach((subject, policy) -> exceptions.put(subject,
 				new ExceptionDescriptor(subject, policy.limit(), "configuration")));
 		this.rules.runtimeExceptions(rule).forEach((subject, limit) -> exceptions.put(subject,
@@ -416,7 +420,7 @@ public class RateLimitsEndpoint {
 	}
 
 	private static Map<String, Long> exceptionLimits(RateLimitRule rule) {
-		Map<String, Long> limits = new LinkedHashMap<>();
+		Map<String, Long> limits = new TreeMap<>();
 		rule.exceptions().forEach((subject, policy) -> limits.put(subject, policy.limit()));
 		return limits;
 	}
@@ -459,14 +463,14 @@ public class RateLimitsEndpoint {
 	/**
 	 * One rule's effective values, where they come from, and the configured values when overridden. Periods are
 	 * ISO-8601 durations; {@code burst} is the capacity (the limit unless set); {@code exceptions} is the limit per
-	 * subject that has an exception (configured or made at runtime).
+	 * subject that has an exception (configured or made at runtime), by subject.
 	 */
 	public record RuleDescriptor(String name, String algorithm, long limit, String period, long burst, String mode,
 			String onStoreFailure, Map<String, Long> tiers, String source, @Nullable RuleValues configured,
 			Map<String, Long> exceptions) {
 	}
 
-	/** A rule's per-subject exceptions: those of its configuration, then those made at runtime. */
+	/** A rule's per-subject exceptions, configured and made at runtime, by subject. */
 	public record ExceptionsDescriptor(String rule, List<ExceptionDescriptor> exceptions) {
 	}
 

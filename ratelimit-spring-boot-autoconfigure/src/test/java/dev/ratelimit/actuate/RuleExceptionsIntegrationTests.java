@@ -113,6 +113,9 @@ class RuleExceptionsIntegrationTests {
 	void aConfiguredExceptionIsInEffectFromStartUpAndListed() throws Exception {
 		TestHttp here = new TestHttp(this.port);
 		assertThat(admitted(here, here, "vip", 21)).isEqualTo(20);
+		JsonNode state = json.readTree(here.call("GET", "/actuator/ratelimits/search/vip", null, Map.of()).body());
+		assertThat(state.get("limit").asLong()).as("the subject view shows the exception's limit").isEqualTo(20);
+		assertThat(state.get("used").asLong()).isEqualTo(20);
 		assertThat(admitted(here, here, "someone", 11)).isEqualTo(10);
 		HttpResponse<String> list = here.call("GET", "/actuator/ratelimits/search/exceptions", null, Map.of());
 		assertThat(list.statusCode()).isEqualTo(200);

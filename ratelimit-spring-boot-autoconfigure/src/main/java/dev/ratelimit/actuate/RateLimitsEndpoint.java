@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.ClientIp;
@@ -48,6 +49,12 @@ public class RateLimitsEndpoint {
 
 	/** The name that reads the top offenders rather than a rule. */
 	public static final String OFFENDERS = "offenders";
+
+	/** The path segment after a rule's name under which its per-subject exceptions are read and written. */
+	public static final String EXCEPTIONS = "exceptions";
+
+	/** The longest subject an exception may name. */
+	static final int MAX_SUBJECT_LENGTH = 512;
 
 	private final RateLimitRules rules;
 
@@ -184,11 +191,14 @@ public class RateLimitsEndpoint {
 		if (found.isEmpty()) {
 			return null;
 		}
-		RateLimitPolicy policy = (tier != null) ? found.get().tiers().get(tier) : found.get().policy();
+		String subject = subject(key);
+		// a subject's exception is its policy, whatever its tier (as for a request)
+		RateLimitPolicy exception = found.get().exceptions().get(subject);
+		RateLimitPolicy policy = (exception != null) ? exception
+				: (tier != null) ? found.get().tiers().get(tier) : found.get().policy();
 		if (policy == null) {
 			return null;
 		}
-		String subject = subject(key);
 		Decision now = peek(policy, subject, 0);
 		// what a request of cost 1 would get: its wait, whatever the algorithm (zero if a unit came back meanwhile)
 		Duration retryAfter = (now.remaining() == 0) ? peek(policy, subject, 1).retryAfter() : Duration.ZERO;
@@ -258,6 +268,106 @@ public class RateLimitsEndpoint {
 		return this.rules.get(rule).map(this::describe).orElse(null);
 	}
 
+	/**
+	 * Returns a rule's per-subject exceptions by subject, those of its configuration and those made at runtime (which
+	 * replace a configured one of the same subject); {@code null} for an unknown rule.
+	 */
+	public @Nullable ExceptionsDescriptor exceptions(String rule) {
+		Optional<RateLimitRule> configured = this.rules.configured(rule);
+		if (configured.isEmpty()) {
+			return null;
+		}
+		Map<String, ExceptionDescriptor> exceptions = new TreeMap<>();
+		configured.get().exceptions().forEach((subject, policy) -> exceptions.put(subject,
+				new ExceptionDescriptor(subject, policy.limit(), "configuration")));
+		this.rules.runtimeExceptions(rule).forEach((subject, limit) -> exceptions.put(subject,
+				new ExceptionDescriptor(subject, limit, "runtime")));
+		return new ExceptionsDescriptor(rule, List.copyOf(exceptions.values()));
+	}
+
+	/**
+	 * Gives one subject of a rule its own limit on every instance ({@code POST .../{rule}/exceptions}), replacing
+	 * that subject's exception if it has one.
+	 * @param rule the rule
+	 * @param section {@value #EXCEPTIONS}
+	 * @param subject the subject as the rule's key resolves it; an IP address stands for its client network
+	 * @param limit the subject's limit per period of the rule
+	 * @return the rule's exceptions as they are now, or {@code null} when {@code section} is not {@value #EXCEPTIONS}
+	 * @throws InvalidOverrideException for an unknown rule, a missing or too long subject, a missing or invalid
+	 * limit, and a rule that has as many exceptions as allowed
+	 */
+	@WriteOperation
+	public @Nullable ExceptionsDescriptor addException(@Selector String rule, @Selector String section,
+			@Nullable String subject, @Nullable Long limit) {
+		if (!EXCEPTIONS.equals(section)) {
+			return null;
+		}
+		RateLimitRule configured = knownRule(rule);
+		if (subject == null || subject.isBlank()) {
+			throw new InvalidOverrideException("give the subject, as the rule's key resolves it, e.g."
+					+ " {\"subject\": \"user-42\", \"limit\": 1000}");
+		}
+		if (subject.length() > MAX_SUBJECT_LENGTH) {
+			throw new InvalidOverrideException("the subject is longer than " + MAX_SUBJECT_LENGTH + " characters");
+		}
+		if (limit == null) {
+			throw new InvalidOverrideException("give the subject's limit per period, e.g. \"limit\": 1000");
+		}
+		try {
+			RateLimitRule.exceptionPolicy(configured.policy(), limit);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidOverrideException(ex.getMessage());
+		}
+		String normalized = subject(new String[] { subject.trim() });
+		boolean saved;
+		try {
+			saved = this.overrides.saveException(rule, normalized, limit);
+		}
+		catch (UnsupportedOperationException ex) {
+			throw new InvalidOverrideException("the rule override repository of this application keeps no exceptions");
+		}
+		if (!saved) {
+			throw new InvalidOverrideException("rule '" + rule + "' has as many exceptions as"
+					+ " ratelimit.exceptions.max-per-rule allows; remove one first, or raise it");
+		}
+		reloadExceptions();
+		return exceptions(rule);
+	}
+
+	/**
+	 * Removes the exception of one subject of a rule made at runtime ({@code DELETE .../{rule}/exceptions/{subject}}).
+	 * @param rule the rule
+	 * @param subject the subject's path segments; an IP address stands for its client network
+	 * @return the rule's exceptions as they are now, or {@code null} when the subject has no runtime exception
+	 * @throws InvalidOverrideException for an unknown rule, and for a subject whose exception is configured
+	 */
+	public @Nullable ExceptionsDescriptor removeException(String rule, String[] subject) {
+		knownRule(rule);
+		String normalized = subject(subject);
+		if (!this.rules.runtimeExceptions(rule).containsKey(normalized)) {
+			if (this.rules.configured(rule).get().exceptions().containsKey(normalized)) {
+				throw new InvalidOverrideException("the exception of '" + normalized + "' is configured; remove it"
+						+ " from ratelimit.rules." + rule + ".exceptions");
+			}
+			return null;
+		}
+		this.overrides.removeException(rule, normalized);
+		reloadExceptions();
+		return exceptions(rule);
+	}
+
+	private RateLimitRule knownRule(String rule) {
+		return this.rules.configured(rule)
+			.orElseThrow(() -> new InvalidOverrideException("unknown rule '" + rule + "'; the rules are "
+					+ this.rules.all().stream().map(RateLimitRule::name).toList()));
+	}
+
+	private void reloadExceptions() {
+		this.rules.replaceExceptions(
+				this.overrides.loadExceptions(this.rules.all().stream().map(RateLimitRule::name).toList()));
+	}
+
 	/** The subject of a path's remaining segments; an IP address stands for its client network. */
 	private String subject(String[] key) {
 		String subject = String.join("/", key);
@@ -306,7 +416,13 @@ public class RateLimitsEndpoint {
 		return new RuleDescriptor(rule.name(), policy.algorithm().configName(), policy.limit(),
 				policy.period().toString(), policy.capacity(), rule.mode().name().toLowerCase(Locale.ROOT),
 				rule.onStoreFailure().name().toLowerCase(Locale.ROOT), tiers, (override != null) ? "override" : "configuration",
-				(override != null) ? configured : null);
+				(override != null) ? configured : null, exceptionLimits(rule));
+	}
+
+	private static Map<String, Long> exceptionLimits(RateLimitRule rule) {
+		Map<String, Long> limits = new TreeMap<>();
+		rule.exceptions().forEach((subject, policy) -> limits.put(subject, policy.limit()));
+		return limits;
 	}
 
 	private static AdaptiveRuleDescriptor describe(AdaptiveConcurrencyLimit limit) {
@@ -346,10 +462,26 @@ public class RateLimitsEndpoint {
 
 	/**
 	 * One rule's effective values, where they come from, and the configured values when overridden. Periods are
-	 * ISO-8601 durations; {@code burst} is the capacity (the limit unless set).
+	 * ISO-8601 durations; {@code burst} is the capacity (the limit unless set); {@code exceptions} is the limit per
+	 * subject that has an exception (configured or made at runtime), by subject.
 	 */
 	public record RuleDescriptor(String name, String algorithm, long limit, String period, long burst, String mode,
-			String onStoreFailure, Map<String, Long> tiers, String source, @Nullable RuleValues configured) {
+			String onStoreFailure, Map<String, Long> tiers, String source, @Nullable RuleValues configured,
+			Map<String, Long> exceptions) {
+	}
+
+	/** A rule's per-subject exceptions, configured and made at runtime, by subject. */
+	public record ExceptionsDescriptor(String rule, List<ExceptionDescriptor> exceptions) {
+	}
+
+	/**
+	 * One per-subject exception.
+	 * @param subject the subject, as the rule's key resolves it
+	 * @param limit its limit per period of the rule
+	 * @param source {@code configuration} ({@code ratelimit.rules.<name>.exceptions}) or {@code runtime} (the
+	 * actuator; shared through the store)
+	 */
+	public record ExceptionDescriptor(String subject, long limit, String source) {
 	}
 
 	/** A rule's overridable values. */

@@ -1,5 +1,6 @@
 package dev.ratelimit.actuate;
 
+import java.util.Arrays;
 import java.util.Map;
 
 import dev.ratelimit.store.RateLimitStoreException;
@@ -14,7 +15,10 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 
 /**
  * HTTP status codes for {@link RateLimitsEndpoint}: 404 for an unknown rule (or tier), 400 with the reason for an
- * invalid override, 503 when the store cannot be reached to inspect or reset a subject.
+ * invalid override or exception, 503 when the store cannot be reached to inspect or reset a subject. It also routes
+ * {@code GET .../{rule}/exceptions} and {@code DELETE .../{rule}/exceptions/{subject}}, which share their paths with a
+ * subject's inspection and reset: a subject named {@code exceptions} is inspected only with {@code ?tier=}, and one
+ * starting with {@code exceptions/} is not reset through this endpoint.
  */
 @EndpointWebExtension(endpoint = RateLimitsEndpoint.class)
 public class RateLimitsEndpointWebExtension {
@@ -33,6 +37,9 @@ public class RateLimitsEndpointWebExtension {
 	@ReadOperation
 	public WebEndpointResponse<Object> subject(@Selector String rule,
 			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String tier) {
+		if (key.length == 1 && RateLimitsEndpoint.EXCEPTIONS.equals(key[0]) && tier == null) {
+			return orNotFound(this.endpoint.exceptions(rule));
+		}
 		try {
 			return orNotFound(this.endpoint.subject(rule, key, tier));
 		}
@@ -44,6 +51,14 @@ public class RateLimitsEndpointWebExtension {
 	@DeleteOperation
 	public WebEndpointResponse<Object> reset(@Selector String rule,
 			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+		if (key.length > 1 && RateLimitsEndpoint.EXCEPTIONS.equals(key[0])) {
+			try {
+				return orNotFound(this.endpoint.removeException(rule, Arrays.copyOfRange(key, 1, key.length)));
+			}
+			catch (RateLimitsEndpoint.InvalidOverrideException ex) {
+				return badRequest(ex);
+			}
+		}
 		try {
 			return orNotFound(this.endpoint.reset(rule, key));
 		}
@@ -59,9 +74,24 @@ public class RateLimitsEndpointWebExtension {
 			return orNotFound(this.endpoint.override(rule, limit, period, burst, mode));
 		}
 		catch (RateLimitsEndpoint.InvalidOverrideException ex) {
-			return new WebEndpointResponse<>(Map.of("error", "Bad Request", "status", 400, "reason", ex.getMessage()),
-					WebEndpointResponse.STATUS_BAD_REQUEST);
+			return badRequest(ex);
 		}
+	}
+
+	@WriteOperation
+	public WebEndpointResponse<Object> addException(@Selector String rule, @Selector String section,
+			@Nullable String subject, @Nullable Long limit) {
+		try {
+			return orNotFound(this.endpoint.addException(rule, section, subject, limit));
+		}
+		catch (RateLimitsEndpoint.InvalidOverrideException ex) {
+			return badRequest(ex);
+		}
+	}
+
+	private static WebEndpointResponse<Object> badRequest(RateLimitsEndpoint.InvalidOverrideException ex) {
+		return new WebEndpointResponse<>(Map.of("error", "Bad Request", "status", 400, "reason", ex.getMessage()),
+				WebEndpointResponse.STATUS_BAD_REQUEST);
 	}
 
 	@DeleteOperation

@@ -124,8 +124,8 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RuleOverrideRepository rateLimitRuleOverrideRepository() {
-		return RuleOverrideRepository.inMemory();
+	RuleOverrideRepository rateLimitRuleOverrideRepository(RateLimitProperties properties) {
+		return RuleOverrideRepository.inMemory(properties.getExceptions().getMaxPerRule());
 	}
 
 	@Bean

@@ -14,6 +14,7 @@ import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.adaptive.AdaptiveStrategy;
 import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RuleMode;
+import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.RuleWaiting;
 import dev.ratelimit.web.HeaderStyle;
@@ -85,6 +86,8 @@ public class RateLimitProperties {
 	private final DenyCache denyCache = new DenyCache();
 
 	private final Overrides overrides = new Overrides();
+
+	private final Exceptions exceptions = new Exceptions();
 
 	private final Metrics metrics = new Metrics();
 
@@ -302,6 +305,10 @@ public class RateLimitProperties {
 		return this.overrides;
 	}
 
+	public Exceptions getExceptions() {
+		return this.exceptions;
+	}
+
 	public Metrics getMetrics() {
 		return this.metrics;
 	}
@@ -428,6 +435,24 @@ public class RateLimitProperties {
 
 		public void setRefreshInterval(Duration refreshInterval) {
 			this.refreshInterval = refreshInterval;
+		}
+
+	}
+
+	/** Settings of per-subject exceptions ({@code ratelimit.rules.<name>.exceptions} and the actuator's). */
+	public static class Exceptions {
+
+		/**
+		 * Maximum number of exceptions a rule may have, configured and made at runtime each; the actuator refuses more.
+		 */
+		private int maxPerRule = RuleOverrideRepository.DEFAULT_MAX_EXCEPTIONS_PER_RULE;
+
+		public int getMaxPerRule() {
+			return this.maxPerRule;
+		}
+
+		public void setMaxPerRule(int maxPerRule) {
+			this.maxPerRule = maxPerRule;
 		}
 
 	}
@@ -957,6 +982,13 @@ public class RateLimitProperties {
 		private Map<String, Long> tiers = new LinkedHashMap<>();
 
 		/**
+		 * Limit per subject that is an exception, written as the rule's key resolves it, e.g. user-42: 1000 (an IP
+		 * address or network in brackets, "[198.51.100.0/24]": 50); it replaces the rule's (and the tier's) limit for
+		 * that subject only, with the same algorithm and period.
+		 */
+		private Map<String, Long> exceptions = new LinkedHashMap<>();
+
+		/**
 		 * How to find a request's tier: header:<Name>, a SpEL template #{...} or @beanName.
 		 */
 		private @Nullable String tierKey;
@@ -1173,6 +1205,14 @@ public class RateLimitProperties {
 
 		public void setTiers(Map<String, Long> tiers) {
 			this.tiers = tiers;
+		}
+
+		public Map<String, Long> getExceptions() {
+			return this.exceptions;
+		}
+
+		public void setExceptions(Map<String, Long> exceptions) {
+			this.exceptions = exceptions;
 		}
 
 		public @Nullable String getTierKey() {

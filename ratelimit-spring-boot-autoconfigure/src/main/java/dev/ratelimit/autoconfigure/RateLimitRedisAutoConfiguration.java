@@ -262,7 +262,8 @@ public final class RateLimitRedisAutoConfiguration {
 	@ConditionalOnMissingBean
 	RuleOverrideRepository rateLimitRuleOverrideRepository(LettuceConnectionFactory connectionFactory,
 			RateLimitProperties properties) {
-		return new RedisRuleOverrideRepository(connectionFactory, properties.getKeyPrefix());
+		return new RedisRuleOverrideRepository(connectionFactory, properties.getKeyPrefix(),
+				properties.getExceptions().getMaxPerRule());
 	}
 
 	@Bean

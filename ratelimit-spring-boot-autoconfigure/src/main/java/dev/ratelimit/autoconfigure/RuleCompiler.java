@@ -40,6 +40,7 @@ import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RequestMatch;
 import dev.ratelimit.rule.ResolutionFailures;
+import dev.ratelimit.rule.RuleOverrideRepository;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.rule.RuleWaiting;
 import dev.ratelimit.sync.SyncSettings;
@@ -119,6 +120,12 @@ public final class RuleCompiler {
 			throw new InvalidRateLimitConfigurationException("ratelimit.key-prefix", ex.getMessage(),
 					"Use a short prefix such as 'rl'");
 		}
+		int maxExceptionsPerRule = properties.getExceptions().getMaxPerRule();
+		if (maxExceptionsPerRule < 1) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.exceptions.max-per-rule",
+					"must be at least 1 but was " + maxExceptionsPerRule,
+					"Set it to the most exceptions a rule may have (default 1000)");
+		}
 		List<RateLimitRule> rules = new ArrayList<>();
 		boolean shared = properties.getRules()
 			.values()
@@ -132,7 +139,8 @@ public final class RuleCompiler {
 			if (rule.getAlgorithm() == RuleAlgorithm.ADAPTIVE_CONCURRENCY) {
 				return;
 			}
-			RateLimitRule compiled = compile(name, rule, properties.getApiKeyHeader(), regionShare);
+			RateLimitRule compiled = compile(name, rule, properties.getApiKeyHeader(), regionShare,
+					maxExceptionsPerRule);
 			rules.add(compiled);
 			if (logger.isInfoEnabled()) {
 				logger.info(describe(compiled, rule));
@@ -172,7 +180,7 @@ public final class RuleCompiler {
 
 	/** Compiles one rate rule. */
 	public RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader) {
-		return compile(name, rule, apiKeyHeader, 1);
+		return compile(name, rule, apiKeyHeader, 1, RuleOverrideRepository.DEFAULT_MAX_EXCEPTIONS_PER_RULE);
 	}
 
 	/**
@@ -250,7 +258,8 @@ public final class RuleCompiler {
 		});
 	}
 
-	private RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader, double regionShare) {
+	private RateLimitRule compile(String name, RateLimitProperties.Rule rule, String apiKeyHeader, double regionShare,
+			int maxExceptionsPerRule) {
 		String prefix = "ratelimit.rules." + name;
 		checkName(prefix, name);
 		CalendarPeriod calendar = calendar(prefix, rule);
@@ -322,6 +331,7 @@ public final class RuleCompiler {
 					(burst != null) ? burst : 0, rule.isSpreadWindows(), calendar, warmUp(prefix, algorithm, rule),
 					rule.getColdFactor())));
 		});
+		Map<String, RateLimitPolicy> exceptions = exceptions(prefix, rule, policy, share, maxExceptionsPerRule);
 		KeyResolver tierKey = null;
 		if (!tiers.isEmpty() || rule.getTierKey() != null) {
 			if (rule.getTierKey() == null || rule.getTierKey().isBlank()) {
@@ -335,7 +345,32 @@ public final class RuleCompiler {
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
 				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct,
 				countWhen(prefix + ".count-when", rule.getCountWhen()),
-				waiting(prefix, algorithm, rule), sync(prefix, algorithm, rule, policy));
+				waiting(prefix, algorithm, rule), sync(prefix, algorithm, rule, policy), exceptions);
+	}
+
+	/**
+	 * Returns the policy per subject of {@code exceptions}.
+	 * @throws InvalidRateLimitRuleException naming the property for a blank subject, a missing or invalid limit, and
+	 * more exceptions than {@code ratelimit.exceptions.max-per-rule}
+	 */
+	private static Map<String, RateLimitPolicy> exceptions(String prefix, RateLimitProperties.Rule rule,
+			RateLimitPolicy policy, double share, int maxPerRule) {
+		Map<String, RateLimitPolicy> exceptions = new LinkedHashMap<>();
+		if (rule.getExceptions().size() > maxPerRule) {
+			throw new InvalidRateLimitRuleException(prefix + ".exceptions", "has " + rule.getExceptions().size()
+					+ " exceptions, more than ratelimit.exceptions.max-per-rule (" + maxPerRule + ")",
+					"Remove exceptions, give the subjects a tier, or raise ratelimit.exceptions.max-per-rule");
+		}
+		rule.getExceptions().forEach((subject, limit) -> {
+			String property = prefix + ".exceptions." + subject;
+			if (subject.isBlank()) {
+				throw new InvalidRateLimitRuleException(prefix + ".exceptions", "has a blank subject",
+						"Write each subject as the rule's key resolves it, e.g. user-42: 1000");
+			}
+			long value = shareOf(share, required(property, limit, "Set it to the subject's limit per period"));
+			exceptions.put(subject, policy(prefix, property, () -> RateLimitRule.exceptionPolicy(policy, value)));
+		});
+		return exceptions;
 	}
 
 	/**
@@ -602,6 +637,7 @@ public final class RuleCompiler {
 		notForAdaptive(prefix + ".burst", rule.getBurst() != null);
 		notForAdaptive(prefix + ".spread-windows", rule.isSpreadWindows());
 		notForAdaptive(prefix + ".tiers", !rule.getTiers().isEmpty());
+		notForAdaptive(prefix + ".exceptions", !rule.getExceptions().isEmpty());
 		notForAdaptive(prefix + ".tier-key", rule.getTierKey() != null);
 		notForAdaptive(prefix + ".cost", !rule.getCost().trim().equals("1"));
 		notForAdaptive(prefix + ".key", !rule.getKey().trim().equals("ip"));

@@ -62,7 +62,7 @@ final class GatewayRuleChecks {
 			RateLimitRule rule = this.rules.get(name).orElse(null);
 			RateLimitCheck check = (rule == null) ? null
 					: (key == null) ? rule.check(request, failures)
-							: rule.check(rule.policyFor(request, failures), key, cost(rule, request, failures));
+							: rule.check(rule.policyFor(request, key, failures), key, cost(rule, request, failures));
 			if (check != null) {
 				checks.add(check);
 			}

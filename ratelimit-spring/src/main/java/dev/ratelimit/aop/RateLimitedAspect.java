@@ -332,6 +332,10 @@ public class RateLimitedAspect implements RateLimitObservationAware {
 			this.rules.resolutionFailures().report(policy.name(), ResolutionPart.KEY, ex);
 			subject = (request != null) ? request.clientIp() : KeyResolvers.GLOBAL;
 		}
+		RateLimitPolicy exception = (rule != null) ? rule.exceptions().get(subject) : null;
+		if (exception != null) {
+			policy = exception;
+		}
 		long cost;
 		try {
 			cost = cost(limit, rule, request, context);

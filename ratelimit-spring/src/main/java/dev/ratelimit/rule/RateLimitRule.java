@@ -36,14 +36,18 @@ import org.jspecify.annotations.Nullable;
  * @param waiting how long its requests may wait for a reserved slot, and how many at once
  * @param sync how it flushes when it decides from this instance's local views ({@code sync: local}), or {@code null}
  * when the shared store decides it exactly (the default)
+ * @param exceptions the policy per subject that has an exception (its own limit, the rule's algorithm, period and
+ * policy name), which replaces the rule's policy and the tier's for that subject; see {@link #exceptionPolicy}
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
 		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
-		@Nullable CountWhen countWhen, RuleWaiting waiting, @Nullable SyncSettings sync) {
+		@Nullable CountWhen countWhen, RuleWaiting waiting, @Nullable SyncSettings sync,
+		Map<String, RateLimitPolicy> exceptions) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
+		exceptions = Map.copyOf(exceptions);
 		Objects.requireNonNull(status, "status");
 		if ((distinct != null) != (policy.algorithm() == Algorithm.DISTINCT)) {
 			throw new IllegalArgumentException("A rule has distinct values exactly when its algorithm is distinct");
@@ -87,6 +91,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		builder.countWhen = this.countWhen;
 		builder.waiting = this.waiting;
 		builder.sync = this.sync;
+		builder.exceptions = this.exceptions;
 		return builder;
 	}
 
@@ -133,10 +138,36 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		boolean shadow = this.mode == RuleMode.SHADOW;
 		if (this.distinct != null) {
 			String value = distinctValue(request, failures);
-			return (value != null)
-					? RateLimitCheck.distinct(policyFor(request, failures), subject, value, shadow, this.status) : null;
+			return (value != null) ? RateLimitCheck.distinct(policyFor(request, subject, failures), subject, value,
+					shadow, this.status) : null;
 		}
-		return check(policyFor(request, failures), subject, units);
+		return check(policyFor(request, subject, failures), subject, units);
+	}
+
+	/**
+	 * Returns the policy of a subject's exception, else the policy of the request's tier, else the rule's policy.
+	 * @param request the request
+	 * @param subject the subject as the rule's key resolved it
+	 * @param failures told of a tier key that cannot be resolved, before this rule uses its own policy
+	 * @return the policy
+	 */
+	public RateLimitPolicy policyFor(RateLimitRequest request, String subject, ResolutionFailures failures) {
+		RateLimitPolicy exception = this.exceptions.isEmpty() ? null : this.exceptions.get(subject);
+		return (exception != null) ? exception : policyFor(request, failures);
+	}
+
+	/**
+	 * Returns the policy of an exception of a rule: the rule's policy (name, algorithm, period or calendar, warm-up)
+	 * with the exception's limit, whose burst is that limit. The policy name is the rule's, so the subject keeps the
+	 * same state in the store when an exception is set, changed or removed.
+	 * @param policy the rule's policy
+	 * @param limit the exception's limit
+	 * @return the policy
+	 * @throws IllegalArgumentException when the limit does not make a valid policy, with the reason
+	 */
+	public static RateLimitPolicy exceptionPolicy(RateLimitPolicy policy, long limit) {
+		return new RateLimitPolicy(policy.name(), policy.algorithm(), limit, policy.period(), 0,
+				policy.spreadWindows(), policy.calendar(), policy.warmUp(), policy.coldFactor());
 	}
 
 	private @Nullable String distinctValue(RateLimitRequest request, ResolutionFailures failures) {
@@ -205,6 +236,8 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		private RuleWaiting waiting = RuleWaiting.NONE;
 
 		private @Nullable SyncSettings sync;
+
+		private Map<String, RateLimitPolicy> exceptions = Map.of();
 
 		private Builder(String name, RateLimitPolicy policy) {
 			this.name = name;
@@ -295,6 +328,12 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			return this;
 		}
 
+		/** Sets the policy per subject that has an exception (default: none); see {@link #exceptionPolicy}. */
+		public Builder exceptions(Map<String, RateLimitPolicy> exceptions) {
+			this.exceptions = exceptions;
+			return this;
+		}
+
 		/**
 		 * Returns the rule.
 		 * @throws IllegalArgumentException when the components do not fit together (see the record's constructor)
@@ -302,7 +341,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		public RateLimitRule build() {
 			return new RateLimitRule(this.name, this.match, this.key, this.policy, this.tiers, this.tierKey, this.cost,
 					this.mode, this.onStoreFailure, this.phase, this.status, this.distinct, this.countWhen, this.waiting,
-					this.sync);
+					this.sync, this.exceptions);
 		}
 
 	}

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.ratelimit.RateLimitPolicy;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -35,7 +36,7 @@ public final class RateLimitRules {
 	 */
 	public RateLimitRules(List<RateLimitRule> rules, ResolutionFailures resolutionFailures) {
 		this.resolutionFailures = resolutionFailures;
-		this.snapshot = Snapshot.of(rules, Map.of());
+		this.snapshot = Snapshot.of(rules, Map.of(), Map.of());
 	}
 
 	/** Returns where a rule's key, tier key or cost that cannot be resolved is reported. */
@@ -63,6 +64,15 @@ public final class RateLimitRules {
 		return Optional.ofNullable(this.snapshot.overrides.get(name));
 	}
 
+	/**
+	 * Returns the exceptions of a rule made at runtime (subject to limit), without those of its configuration.
+	 * @param name the rule name
+	 * @return the limit per subject, empty when there is none
+	 */
+	public Map<String, Long> runtimeExceptions(String name) {
+		return this.snapshot.exceptions.getOrDefault(name, Map.of());
+	}
+
 	/** Returns whether there are no rules. */
 	public boolean isEmpty() {
 		return this.snapshot.effective.length == 0;
@@ -70,13 +80,26 @@ public final class RateLimitRules {
 
 	/** Replaces the configured rules (a configuration reload); overrides stay. */
 	public synchronized void replaceConfigured(List<RateLimitRule> rules) {
-		this.snapshot = Snapshot.of(rules, this.snapshot.overrides);
+		this.snapshot = Snapshot.of(rules, this.snapshot.overrides, this.snapshot.exceptions);
 	}
 
 	/** Replaces the overrides; an override that no longer applies (unknown rule, invalid values) is ignored. */
 	public synchronized void replaceOverrides(Map<String, RuleOverride> overrides) {
 		if (!overrides.equals(this.snapshot.overrides)) {
-			this.snapshot = Snapshot.of(this.snapshot.configured, Map.copyOf(overrides));
+			this.snapshot = Snapshot.of(this.snapshot.configured, Map.copyOf(overrides), this.snapshot.exceptions);
+		}
+	}
+
+	/**
+	 * Replaces the exceptions made at runtime (by rule name, then subject to limit); they are added to the configured
+	 * ones, a runtime exception replacing a configured one of the same subject. An exception of an unknown rule, or
+	 * whose limit makes no valid policy, is ignored.
+	 */
+	public synchronized void replaceExceptions(Map<String, Map<String, Long>> exceptions) {
+		if (!exceptions.equals(this.snapshot.exceptions)) {
+			Map<String, Map<String, Long>> copy = new LinkedHashMap<>();
+			exceptions.forEach((rule, limits) -> copy.put(rule, Map.copyOf(limits)));
+			this.snapshot = Snapshot.of(this.snapshot.configured, this.snapshot.overrides, Map.copyOf(copy));
 		}
 	}
 
@@ -86,9 +109,10 @@ public final class RateLimitRules {
 	}
 
 	private record Snapshot(List<RateLimitRule> configured, Map<String, RuleOverride> overrides,
-			RateLimitRule[] effective, Map<String, RateLimitRule> byName) {
+			Map<String, Map<String, Long>> exceptions, RateLimitRule[] effective, Map<String, RateLimitRule> byName) {
 
-		static Snapshot of(List<RateLimitRule> configured, Map<String, RuleOverride> overrides) {
+		static Snapshot of(List<RateLimitRule> configured, Map<String, RuleOverride> overrides,
+				Map<String, Map<String, Long>> exceptions) {
 			Map<String, RateLimitRule> byName = new LinkedHashMap<>();
 			for (RateLimitRule rule : configured) {
 				RuleOverride override = overrides.get(rule.name());
@@ -101,10 +125,26 @@ public final class RateLimitRules {
 						logger.warn("Ignoring the override of rule '" + rule.name() + "': " + ex.getMessage());
 					}
 				}
-				byName.put(rule.name(), effective);
+				byName.put(rule.name(), withExceptions(effective, exceptions.getOrDefault(rule.name(), Map.of())));
 			}
-			return new Snapshot(List.copyOf(configured), Map.copyOf(overrides),
+			return new Snapshot(List.copyOf(configured), Map.copyOf(overrides), exceptions,
 					byName.values().toArray(RateLimitRule[]::new), byName);
+		}
+
+		private static RateLimitRule withExceptions(RateLimitRule rule, Map<String, Long> limits) {
+			if (limits.isEmpty()) {
+				return rule;
+			}
+			Map<String, RateLimitPolicy> policies = new LinkedHashMap<>(rule.exceptions());
+			limits.forEach((subject, limit) -> {
+				try {
+					policies.put(subject, RateLimitRule.exceptionPolicy(rule.policy(), limit));
+				}
+				catch (IllegalArgumentException ex) {
+					logger.warn("Ignoring the exception of rule '" + rule.name() + "' for a subject: " + ex.getMessage());
+				}
+			});
+			return rule.toBuilder().exceptions(policies).build();
 		}
 
 	}

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A runtime change of a rule's values, made by an operator and shared by every instance. Values left {@code null}
- * keep the configured ones. Tier limits are not overridden.
+ * keep the configured ones. Tier limits and the limits of per-subject exceptions are not overridden; they follow
+ * the overridden period.
  *
  * @param limit the new limit, or {@code null}
  * @param period the new period, or {@code null}
@@ -35,9 +36,13 @@ public record RuleOverride(@Nullable Long limit, @Nullable Duration period, @Nul
 		rule.tiers().forEach((tier, tierPolicy) -> tiers.put(tier, new RateLimitPolicy(tierPolicy.name(),
 				tierPolicy.algorithm(), tierPolicy.limit(), policy.period(), policy.burst(), tierPolicy.spreadWindows(),
 				tierPolicy.calendar(), tierPolicy.warmUp(), tierPolicy.coldFactor())));
+		Map<String, RateLimitPolicy> exceptions = new LinkedHashMap<>();
+		rule.exceptions().forEach((subject, exception) -> exceptions.put(subject,
+				RateLimitRule.exceptionPolicy(policy, exception.limit())));
 		return rule.toBuilder()
 			.policy(policy)
 			.tiers(tiers, rule.tierKey())
+			.exceptions(exceptions)
 			.mode((this.mode != null) ? this.mode : rule.mode())
 			.build();
 	}

@@ -1,6 +1,7 @@
 package dev.ratelimit.rule;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -12,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Applies the shared overrides to this instance's rules, reading them every {@code interval}: an override made on
+ * Applies the shared overrides and per-subject exceptions to this instance's rules, reading them every {@code interval}: an override made on
  * any instance is in effect everywhere within one interval. A failed read keeps the overrides as they are.
  */
 public class RuleOverrideSynchronizer implements SmartLifecycle {
@@ -37,6 +38,8 @@ public class RuleOverrideSynchronizer implements SmartLifecycle {
 	public void synchronize() {
 		try {
 			this.rules.replaceOverrides(this.repository.load());
+			List<String> names = this.rules.all().stream().map(RateLimitRule::name).toList();
+			this.rules.replaceExceptions(this.repository.loadExceptions(names));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not read rate limit overrides; keeping the current ones", ex);

@@ -57,7 +57,7 @@ class RateLimitRuleBuilderTests {
 		assertThat(rule.toBuilder().mode(RuleMode.ENFORCE).build()).isEqualTo(new RateLimitRule(rule.name(),
 				rule.match(), rule.key(), rule.policy(), rule.tiers(), rule.tierKey(), rule.cost(), RuleMode.ENFORCE,
 				rule.onStoreFailure(), rule.phase(), rule.status(), rule.distinct(), rule.countWhen(), rule.waiting(),
-				rule.sync()));
+				rule.sync(), rule.exceptions()));
 	}
 
 	@Test

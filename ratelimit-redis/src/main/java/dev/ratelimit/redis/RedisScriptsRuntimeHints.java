@@ -15,7 +15,7 @@ public class RedisScriptsRuntimeHints implements RuntimeHintsRegistrar {
 
 	/** Every script the store runs. */
 	static final List<String> SCRIPTS = List.of(RateLimitScript.GENERAL, RateLimitScript.GCRA, LeaseScript.LOCATION,
-			SyncScript.LOCATION);
+			SyncScript.LOCATION, RegionScript.LOCATION);
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

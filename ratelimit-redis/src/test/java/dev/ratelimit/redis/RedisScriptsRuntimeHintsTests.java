@@ -25,7 +25,7 @@ class RedisScriptsRuntimeHintsTests {
 		RuntimeHints hints = new RuntimeHints();
 		new RedisScriptsRuntimeHints().registerHints(hints, getClass().getClassLoader());
 		List<String> scripts = scriptsInResources();
-		assertThat(scripts).contains("gcra.lua", "ratelimit.lua", "lease.lua", "sync.lua");
+		assertThat(scripts).contains("gcra.lua", "ratelimit.lua", "lease.lua", "sync.lua", "region.lua");
 		assertThat(scripts).allSatisfy((script) -> assertThat(RuntimeHintsPredicates.resource()
 			.forResource(SCRIPTS + script)).as("a resource hint for %s", script).accepts(hints));
 	}

@@ -28,7 +28,10 @@ public class RedisRuleOverrideRepository implements RuleOverrideRepository {
 
 	private static final Log logger = LogFactory.getLog(RedisRuleOverrideRepository.class);
 
-	private static final byte[] SAVE_EXCEPTION = script("/META-INF/ratelimit/rule/save-exception.lua");
+	/** The script that adds or changes an exception within the bound (kept in a native image by a hint). */
+	static final String SAVE_EXCEPTION_LOCATION = "META-INF/ratelimit/rule/save-exception.lua";
+
+	private static final byte[] SAVE_EXCEPTION = script("/" + SAVE_EXCEPTION_LOCATION);
 
 	private final RedisConnectionFactory connectionFactory;
 

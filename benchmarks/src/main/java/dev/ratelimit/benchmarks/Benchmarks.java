@@ -17,6 +17,7 @@ import dev.ratelimit.benchmarks.contenders.Bucket4jLettuceCas;
 import dev.ratelimit.benchmarks.contenders.Bucket4jLettuceDelaying;
 import dev.ratelimit.benchmarks.contenders.Contender;
 import dev.ratelimit.benchmarks.contenders.IdealClient;
+import dev.ratelimit.benchmarks.contenders.OurAlgorithmContender;
 import dev.ratelimit.benchmarks.contenders.OurConcurrencyContender;
 import dev.ratelimit.benchmarks.contenders.OurContender;
 import dev.ratelimit.benchmarks.contenders.OurLocalSyncContender;
@@ -41,7 +42,7 @@ import io.lettuce.core.RedisClient;
  * memory                            Redis memory per key; prints the table
  * concurrency [options]             a concurrency rule (acquire + release) against a rate rule; prints the tables
  *
- * options: --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,bucket4j-delaying,redisson,scg  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
+ * options: --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,bucket4j-delaying,redisson,scg,ours-<rate algorithm>  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
  * </pre>
  */
 public final class Benchmarks {
@@ -177,7 +178,12 @@ public final class Benchmarks {
 					case "bucket4j-delaying" -> new Bucket4jLettuceDelaying(client);
 					case "redisson" -> new RedissonRateLimiter(server.host(), server.port());
 					case "scg" -> new SpringCloudGatewayScript(client);
-					default -> throw new IllegalArgumentException("Unknown contender " + id + "; known: " + CONTENDERS);
+					default -> OurAlgorithmContender.ALGORITHMS.stream()
+						.filter((algorithm) -> OurAlgorithmContender.id(algorithm).equals(id))
+						.findFirst()
+						.map((algorithm) -> (Contender) new OurAlgorithmContender(server.host(), server.port(), algorithm))
+						.orElseThrow(() -> new IllegalArgumentException("Unknown contender " + id + "; known: "
+								+ CONTENDERS + ", ours-<rate algorithm>"));
 				});
 			}
 			ThroughputBenchmark benchmark = new ThroughputBenchmark(probe, settings);

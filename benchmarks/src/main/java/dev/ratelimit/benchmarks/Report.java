@@ -78,6 +78,10 @@ public final class Report {
 		out.append(concurrencySection(concurrency));
 		out.append(ceilingSection(ceiling));
 		memorySection(out, memory);
+		out.append("## Local mode, bucket4j's optimization, every rate algorithm\n\nThe local mode (`sync: local`) beside "
+				+ "the exact one and bucket4j's delaying optimization at the same sync parameters,\nand the Redis cost of "
+				+ "each rate algorithm, measured in one run: [benchmarks-local.md](benchmarks-local.md) (written by\nhand "
+				+ "from `benchmarks/run.sh throughput`, command in the page).\n\n");
 		out.append("## HTTP overhead\n\nWhat the limiter adds to a request of the sample app (with the limiter on Redis, "
 				+ "on the local store and without it: p50, p99 and server CPU per request; targets +0.2 ms p50 and "
 				+ "+1 ms p99): [benchmarks-http.md](benchmarks-http.md), written by `benchmarks/run.sh http` (also run "

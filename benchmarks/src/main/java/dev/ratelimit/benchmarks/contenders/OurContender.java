@@ -59,11 +59,31 @@ public final class OurContender implements Contender {
 	public OurContender(String host, int port, RedisBatching batching, boolean async) {
 		this.batching = batching;
 		this.async = async;
-		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
-		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(SpringDataRedisConnection.of(this.connectionFactory), "rl", Blocking.TIMEOUT,
-				null, LeaseIds.random(), batching));
+		this.connectionFactory = connectionFactory(host, port);
+		this.limiter = limiter(this.connectionFactory, batching);
+	}
+
+	/** A default {@link LettuceConnectionFactory}, started. */
+	static LettuceConnectionFactory connectionFactory(String host, int port) {
+		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(host, port));
+		connectionFactory.afterPropertiesSet();
+		connectionFactory.start();
+		return connectionFactory;
+	}
+
+	/** The limiter as an application has it: {@link StoreRateLimiter} over the Redis store. */
+	static RateLimiter limiter(LettuceConnectionFactory connectionFactory, RedisBatching batching) {
+		return limiter(connectionFactory, batching, "rl");
+	}
+
+	/**
+	 * The limiter over the Redis store with its own key prefix: contenders that keep another algorithm's state under
+	 * the same rule and subject must not share keys (a key holds one algorithm's state).
+	 */
+	static RateLimiter limiter(LettuceConnectionFactory connectionFactory, RedisBatching batching, String keyPrefix) {
+		return new StoreRateLimiter(new RedisRateLimitStore(SpringDataRedisConnection.of(connectionFactory), keyPrefix,
+				Blocking.TIMEOUT, null, LeaseIds.random(), batching));
 	}
 
 	@Override
@@ -107,7 +127,12 @@ public final class OurContender implements Contender {
 
 	/** One request = one {@link RateLimiter} call with a GCRA check per rule, as the starter's filter makes it. */
 	static Requests requests(RateLimiter limiter, List<Rule> rules, String[] subjects) {
-		List<RateLimitPolicy> policies = policies(rules);
+		return requests(limiter, rules, subjects, Algorithm.GCRA);
+	}
+
+	/** One request = one {@link RateLimiter} call with a check of the algorithm per rule. */
+	static Requests requests(RateLimiter limiter, List<Rule> rules, String[] subjects, Algorithm algorithm) {
+		List<RateLimitPolicy> policies = policies(rules, algorithm);
 		if (policies.size() == 1) {
 			RateLimitPolicy policy = policies.get(0);
 			return (subject) -> limiter.evaluate(RateLimitCheck.of(policy, subjects[subject])).allowed();
@@ -116,8 +141,12 @@ public final class OurContender implements Contender {
 	}
 
 	private static List<RateLimitPolicy> policies(List<Rule> rules) {
+		return policies(rules, Algorithm.GCRA);
+	}
+
+	private static List<RateLimitPolicy> policies(List<Rule> rules, Algorithm algorithm) {
 		return rules.stream()
-			.map((rule) -> RateLimitPolicy.of(rule.name(), Algorithm.GCRA, rule.perSecond(), Duration.ofSeconds(1)))
+			.map((rule) -> RateLimitPolicy.of(rule.name(), algorithm, rule.perSecond(), Duration.ofSeconds(1)))
 			.toList();
 	}
 

@@ -79,10 +79,28 @@ class VirtualThreadPinningIntegrationTests {
 		String summary = tool(jdk, "jfr", "summary", recording.toAbsolutePath().toString());
 		String pinned = tool(jdk, "jfr", "print", "--stack-depth", "64", "--events", "jdk.VirtualThreadPinned",
 				recording.toAbsolutePath().toString());
-		System.out.printf("under load after warm-up: %d virtual threads started, %d pinned, statuses %s%n",
-				count(summary, "jdk.VirtualThreadStart"), count(summary, "jdk.VirtualThreadPinned"), statuses);
+		List<String> events = List.of(pinned.split("(?=jdk\\.VirtualThreadPinned \\{)")).stream()
+			.filter((event) -> event.startsWith("jdk.VirtualThreadPinned {"))
+			.toList();
+		// the recording's own jdk.VirtualThreadStart event may pin while JFR commits it (a contended monitor in
+		// jdk.internal.event): the recording, not the code under test
+		List<String> pinnedByTheCode = events.stream().filter((event) -> !byTheRecording(event)).toList();
+		System.out.printf("under load after warm-up: %d virtual threads started, %d pinned (%d by the recording"
+				+ " itself), statuses %s%n", count(summary, "jdk.VirtualThreadStart"), events.size(),
+				events.size() - pinnedByTheCode.size(), statuses);
 		assertThat(count(summary, "jdk.VirtualThreadStart")).as("virtual threads started: %s", summary).isPositive();
-		assertThat(count(summary, "jdk.VirtualThreadPinned")).as("pinned virtual threads: %s", pinned).isZero();
+		assertThat(count(summary, "jdk.VirtualThreadPinned")).as("pinned events printed").isEqualTo(events.size());
+		assertThat(pinnedByTheCode).as("pinned virtual threads").isEmpty();
+	}
+
+	/** Returns whether a pinned event's innermost frame is JFR committing an event of the recording. */
+	private static boolean byTheRecording(String event) {
+		int stack = event.indexOf("stackTrace = [");
+		if (stack < 0) {
+			return false;
+		}
+		String frames = event.substring(stack + "stackTrace = [".length()).stripLeading();
+		return frames.startsWith("jdk.internal.event.");
 	}
 
 	/** 16 clients for a few seconds: a global rule of 20 per second with max-wait 200 ms admits, delays and denies. */

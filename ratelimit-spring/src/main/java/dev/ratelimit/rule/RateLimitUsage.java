@@ -40,6 +40,8 @@ public class RateLimitUsage {
 	 * @param rule the rule's name
 	 * @param subject the subject as the rule's key resolves it
 	 * @return the usage, or empty for an unknown rule
+	 * @throws dev.ratelimit.store.RateLimitStoreException when the store cannot be read (nothing to fall back on: a
+	 * usage is what the store holds)
 	 */
 	public Optional<QuotaUsage> of(String rule, String subject) {
 		return of(rule, subject, null);

@@ -4,6 +4,7 @@ import java.time.Instant;
 
 import dev.ratelimit.rule.QuotaUsage;
 import dev.ratelimit.rule.RateLimitUsage;
+import dev.ratelimit.store.RateLimitStoreException;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -14,7 +15,8 @@ import org.springframework.web.server.ResponseStatusException;
 
 /**
  * {@code GET /api/convert}: limited per known API key by the daily quota {@code convert-daily} (calendar: day, reset
- * at midnight UTC); {@code GET /api/usage}: the caller's usage of that quota, read without spending any of it.
+ * at midnight UTC); {@code GET /api/usage}: the caller's usage of that quota, read without spending any of it (503
+ * while the store cannot be read).
  */
 @RestController
 class UsageController {
@@ -41,7 +43,15 @@ class UsageController {
 		if (plan == null) {
 			throw new ResponseStatusException(HttpStatus.UNAUTHORIZED, "send a known X-API-Key to see its usage");
 		}
-		QuotaUsage quota = this.usage.of(QUOTA, apiKey, plan).orElseThrow();
+		QuotaUsage quota;
+		try {
+			quota = this.usage.of(QUOTA, apiKey, plan).orElseThrow();
+		}
+		catch (RateLimitStoreException ex) {
+			// a usage is what the store holds: there is nothing to fall back on, so say so instead of a 500
+			throw new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE,
+					"the usage cannot be read while the quota store is unavailable; try again shortly", ex);
+		}
 		return new Usage(QUOTA, plan, quota.limit(), quota.used(), quota.remaining(), quota.resetsAt());
 	}
 

@@ -1,6 +1,9 @@
 package dev.ratelimit.sample.reactive;
 
+import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 
 import dev.ratelimit.client.OutboundRateLimitExceededException;
@@ -33,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * <p>
  * An outbound {@code WebClient} call through {@link RateLimitedWebClients#filter(String)} (rule
  * {@code traced-outbound}, 1 per 10 s) shows its decision (caller {@code outbound}) under the client's own span, which
- * is under the caller's observation: allowed, then denied.
+ * is under the caller's observation: allowed, then denied; docs/observability.md shows these two trees.
  * <p>
  * With natural batching on (the default): a decision that finds a lane free is sent from its own call, under its
  * observation, including on the server's event loop (decision 105).
@@ -76,7 +79,7 @@ class ReactiveSampleTracingTests {
 	}
 
 	@Test
-	void anOutboundWebClientCallShowsItsDecisionUnderTheClientsSpan() {
+	void anOutboundWebClientCallShowsItsDecisionUnderTheClientsSpan() throws IOException {
 		WebClient client = WebClient.builder()
 			.baseUrl("http://localhost:" + this.port)
 			.observationRegistry(this.observationRegistry)
@@ -88,6 +91,13 @@ class ReactiveSampleTracingTests {
 		String traces = DecisionTraces.assertOutboundAllowedDenied(this.tracer::getSpans, "traced-outbound");
 		System.out.println(traces);
 		assertThat(traces).contains("checkout", "refund");
+		// docs/observability.md shows these two trees as they are (but for the port)
+		String page = Files.readString(Path.of("../docs/observability.md"));
+		assertThat(withoutPort(page)).contains(withoutPort(traces).strip());
+	}
+
+	private static String withoutPort(String text) {
+		return text.replaceAll("localhost:\\d+", "localhost:PORT");
 	}
 
 	/** One call of the client under an observation of the caller's own, as a service's work would be. */

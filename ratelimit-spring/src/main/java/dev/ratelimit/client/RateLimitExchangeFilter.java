@@ -100,9 +100,9 @@ public final class RateLimitExchangeFilter implements ExchangeFilterFunction {
 		return Mono.defer(() -> {
 			Observation wait = observations.startWait(verdict, CALLER, parent);
 			return Mono.delay(verdict.delay()).thenReturn(verdict).doOnSuccess((slot) -> wait.stop()).doOnCancel(() -> {
+				limiter.cancelAsync(verdict);
 				wait.error(new CancellationException("the call stopped waiting for its slot"));
 				wait.stop();
-				limiter.cancelAsync(verdict);
 			});
 		});
 	}

@@ -79,8 +79,16 @@
       policy: response.headers.get('RateLimit-Policy') || '',
       retryAfter: response.headers.get('Retry-After') || ''
     };
+    entry.remaining = headerNumber(entry.rateLimit, 'r');
+    entry.quota = headerNumber(entry.policy, 'q');
     responses.push(entry);
     render(entry);
+  }
+
+  // a parameter of the first item of a structured header, e.g. r of "try-gcra";r=4;t=2 (null when absent)
+  function headerNumber(header, name) {
+    const match = new RegExp(';' + name + '=(\\d+)').exec(header);
+    return match ? Number(match[1]) : null;
   }
 
   async function sendBurst() {
@@ -154,6 +162,58 @@
       mark.appendChild(title);
       svg.appendChild(mark);
     });
+    drawRemaining(svg, x, width - right);
+  }
+
+  // the remaining quota after each response (the RateLimit header's r), as a bar per response under the verdicts,
+  // on the same time axis; bars of requests closer than a bar's width are put side by side, in order
+  function drawRemaining(svg, x, end) {
+    const top = 146;
+    const bottom = 204;
+    const left = x(0);
+    line(svg, left, bottom, end, bottom, '#d0d7de');
+    label(svg, 4, 134, 'remaining', '#0969da');
+    const quota = Math.max(1, ...responses.map((r) => r.quota || 0), ...responses.map((r) => r.remaining || 0));
+    if (responses.length) {
+      line(svg, left, top, end, top, '#eaeef2');
+      label(svg, end + 4, top + 4, String(quota), '#57606a');
+      label(svg, end + 4, bottom + 4, '0', '#57606a');
+    }
+    let previous = -Infinity;
+    let path = '';
+    responses.forEach((r) => {
+      if (r.remaining === null) {
+        return;
+      }
+      const at = Math.max(x(r.at), previous + 10);
+      previous = at;
+      const y = bottom - (bottom - top) * r.remaining / quota;
+      path += (path ? ' L' : 'M') + (at + 3.5) + ' ' + y;
+      const admitted = r.status < 400;
+      const bar = document.createElementNS(SVG, 'rect');
+      bar.setAttribute('x', String(at));
+      bar.setAttribute('y', String(Math.min(y, bottom - 2)));
+      bar.setAttribute('width', '7');
+      bar.setAttribute('height', String(Math.max(bottom - y, 2)));
+      bar.setAttribute('fill', admitted ? '#54aeff' : '#cf222e');
+      bar.setAttribute('class', admitted ? 'remaining admitted' : 'remaining denied');
+      bar.dataset.remaining = String(r.remaining);
+      const title = document.createElementNS(SVG, 'title');
+      title.textContent = r.remaining + ' remaining after the ' + r.status + ' at ' + r.at + ' ms';
+      bar.appendChild(title);
+      svg.appendChild(bar);
+      label(svg, at, Math.min(y, bottom - 2) - 3, String(r.remaining), admitted ? '#0969da' : '#cf222e')
+        .setAttribute('class', 'remaining-label');
+    });
+    if (path) {
+      const step = document.createElementNS(SVG, 'path');
+      step.setAttribute('d', path);
+      step.setAttribute('fill', 'none');
+      step.setAttribute('stroke', '#0969da');
+      step.setAttribute('stroke-width', '1');
+      step.setAttribute('class', 'remaining-line');
+      svg.insertBefore(step, svg.firstChild);
+    }
   }
 
   function tickStep(span) {
@@ -175,6 +235,7 @@
     element.setAttribute('font-size', '11');
     element.textContent = text;
     svg.appendChild(element);
+    return element;
   }
 
   $('algorithm').addEventListener('change', syncForm);

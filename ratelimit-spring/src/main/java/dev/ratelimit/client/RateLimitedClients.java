@@ -205,6 +205,11 @@ public class RateLimitedClients implements RateLimitObservationAware {
 		return this.limiter;
 	}
 
+	/** Returns the observations of the calls' decisions. */
+	RateLimitObservations observations() {
+		return this.observations;
+	}
+
 	/**
 	 * Returns the checks of a call and the pause to wait first.
 	 * @throws OutboundRateLimitExceededException when the call is paused longer than the rule's {@code max-wait}

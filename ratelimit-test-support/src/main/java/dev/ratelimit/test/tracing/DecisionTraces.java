@@ -66,6 +66,50 @@ public final class DecisionTraces {
 		return rendering.toString();
 	}
 
+	/**
+	 * Waits until the decisions of two outbound calls of one rule (caller {@code outbound}) and their Redis commands
+	 * have finished, then checks them: the first allowed, the second denied by the rule, each the child of the HTTP
+	 * client's span ({@code WebClient}'s own observation), itself under the caller's observation, with the Redis
+	 * command under the decision.
+	 * @param spans the tracer's spans
+	 * @param rule the outbound calls' rule
+	 * @return the text rendering of the two traces, from their roots
+	 */
+	public static String assertOutboundAllowedDenied(Supplier<Collection<? extends FinishedSpan>> spans, String rule) {
+		SpanTree trees = await().atMost(Duration.ofSeconds(10))
+			.until(() -> SpanTree.of(spans.get()), (tree) -> outbound(tree, rule).size() >= 2 && outbound(tree, rule)
+				.stream()
+				.allMatch((decision) -> tree.parent(decision).filter(DecisionTraces::isHttp).isPresent()
+						&& tree.children(decision).stream().anyMatch(DecisionTraces::isEval)));
+		List<FinishedSpan> all = outbound(trees, rule);
+		List<FinishedSpan> decisions = all.subList(all.size() - 2, all.size());
+		assertThat(decisions).extracting((span) -> span.getTags().get("ratelimit.outcome"))
+			.containsExactly("allowed", "denied");
+		assertThat(decisions).extracting((span) -> span.getTags().get("ratelimit.denied.by"))
+			.containsExactly("none", rule);
+		StringBuilder rendering = new StringBuilder();
+		for (FinishedSpan decision : decisions) {
+			FinishedSpan client = trees.parent(decision).orElseThrow();
+			// the client's span is under the caller's own observation, not a server's
+			assertThat(trees.root(decision)).isNotEqualTo(client).satisfies((root) -> assertThat(isHttp(root)).isFalse());
+			assertThat(decision.getTags()).containsEntry("ratelimit.store", "redis")
+				.containsEntry("ratelimit.store.state", "redis")
+				.containsKey("ratelimit.algorithm")
+				.doesNotContainValue("localhost")
+				.doesNotContainValue("127.0.0.1");
+			rendering.append(trees.render(trees.root(decision), TAGS)).append('\n');
+		}
+		return rendering.toString();
+	}
+
+	private static List<FinishedSpan> outbound(SpanTree tree, String rule) {
+		return tree.named("ratelimit decision")
+			.stream()
+			.filter((span) -> "outbound".equals(span.getTags().get("ratelimit.caller"))
+					&& rule.equals(span.getTags().get("ratelimit.rules")))
+			.toList();
+	}
+
 	private static boolean isHttp(FinishedSpan span) {
 		return span.getName().startsWith("http ");
 	}

@@ -6,10 +6,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.ratelimit.test.TestHttp;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -18,8 +21,11 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Runs the {@code $ curl ...} lines of a documentation transcript as HTTP requests and compares their output with the
  * one shown. Understands the curl the docs use ({@code -i -s -o /dev/null -w -D - -H -X -d}), a
- * {@code for i in $(seq N); do ...; done} loop, {@code ; echo}, and pipes into {@code jq .}, {@code jq -c .},
- * {@code jq -c "{a, b}"} and {@code grep [-v] [-iE] pattern}. What cannot be the same twice is not compared: the
+ * {@code for i in $(seq N); do ...; done} loop, {@code ; echo}, pipes into {@code jq .}, {@code jq -c .},
+ * {@code jq -c "{a, b}"}, {@code jq -c .field} and {@code grep [-v] [-iE] pattern}, a trailing {@code # comment} or
+ * {@code > /dev/null}, and,
+ * when given a Redis, {@code redis-cli [-p port] COMMAND args} (run against that Redis, whatever port is written, and
+ * printed as redis-cli prints to a pipe: one line per reply element). What cannot be the same twice is not compared: the
  * {@code Date} header, {@code X-RateLimit-Reset}, ISO durations, timing sums; {@code t=} and {@code Retry-After} may be
  * one second apart (a request may be sent a moment later than in the run shown).
  */
@@ -45,11 +51,31 @@ final class CurlTranscript {
 
 	private static final Pattern NEAR = Pattern.compile("(t=|Retry-After: |\"retryAfter\":|Retry after )$");
 
+	private static final Pattern SHOWN_PORT = Pattern.compile("^(?:https?://)?localhost:(\\d+)");
+
 	private final TestHttp http;
+
+	private final Map<Integer, TestHttp> others;
+
+	private final @Nullable Function<List<String>, String> redisCli;
 
 	/** @param port the port of the application that {@code localhost:PORT} of the transcript stands for */
 	CurlTranscript(int port) {
+		this(port, Map.of(), null);
+	}
+
+	/**
+	 * @param port the port of the application that {@code localhost:PORT} of the transcript stands for, unless
+	 * {@code others} names that shown port
+	 * @param others shown port to the port of the application it stands for (a second instance)
+	 * @param redisCli runs a {@code redis-cli} command's words (after the options) and returns what it prints, or
+	 * {@code null} when the transcript has no Redis
+	 */
+	CurlTranscript(int port, Map<Integer, Integer> others, @Nullable Function<List<String>, String> redisCli) {
 		this.http = new TestHttp(port);
+		this.others = new LinkedHashMap<>();
+		others.forEach((shown, real) -> this.others.put(shown, new TestHttp(real)));
+		this.redisCli = redisCli;
 	}
 
 	/**
@@ -97,6 +123,7 @@ final class CurlTranscript {
 	 * @return what it would print
 	 */
 	String run(String command) {
+		command = withoutComment(command);
 		Matcher loop = LOOP.matcher(command);
 		if (loop.matches()) {
 			StringBuilder out = new StringBuilder();
@@ -105,13 +132,47 @@ final class CurlTranscript {
 			}
 			return out + tail(loop.group(3));
 		}
+		if (command.endsWith(" > /dev/null")) {
+			run(command.substring(0, command.length() - " > /dev/null".length()));
+			return "";
+		}
 		String[] sequence = command.split(";\\s*(?=echo\\s*$)");
 		String[] pipeline = sequence[0].split("\\s+\\|\\s+");
-		String out = curl(words(pipeline[0]));
+		List<String> first = words(pipeline[0]);
+		String out = first.get(0).equals("redis-cli") ? redisCli(first) : curl(first);
 		for (int i = 1; i < pipeline.length; i++) {
 			out = filter(words(pipeline[i]), out);
 		}
 		return out + ((sequence.length > 1) ? "\n" : "");
+	}
+
+	/** Drops a shell comment: from a {@code #} after a blank, outside quotes, to the end of the line. */
+	static String withoutComment(String command) {
+		char quote = 0;
+		for (int i = 0; i < command.length(); i++) {
+			char c = command.charAt(i);
+			if (quote != 0) {
+				quote = (c == quote) ? 0 : quote;
+			}
+			else if (c == '\'' || c == '"') {
+				quote = c;
+			}
+			else if (c == '#' && i > 0 && Character.isWhitespace(command.charAt(i - 1))) {
+				return command.substring(0, i).stripTrailing();
+			}
+		}
+		return command;
+	}
+
+	private String redisCli(List<String> words) {
+		if (this.redisCli == null) {
+			throw new IllegalArgumentException("This transcript has no Redis for: " + words);
+		}
+		int i = 1;
+		while (i < words.size() && words.get(i).startsWith("-")) {
+			i += 2; // -p <port>, -h <host>: the transcript's Redis is the test's
+		}
+		return this.redisCli.apply(words.subList(i, words.size()));
 	}
 
 	private static String tail(String rest) {
@@ -153,12 +214,15 @@ final class CurlTranscript {
 				}
 			}
 		}
+		Matcher shownPort = SHOWN_PORT.matcher(url);
+		TestHttp http = shownPort.find() ? this.others.getOrDefault(Integer.parseInt(shownPort.group(1)), this.http)
+				: this.http;
 		String path = url.replaceFirst("^(https?://)?localhost:\\d+", "");
 		String verb = (method != null) ? method : (data != null) ? "POST" : "GET";
 		if (data != null) {
 			headers.keySet().removeIf("Content-Type"::equalsIgnoreCase); // TestHttp sends a body as JSON
 		}
-		HttpResponse<String> response = this.http.call(verb, path, data, headers);
+		HttpResponse<String> response = http.call(verb, path, data, headers);
 		StringBuilder out = new StringBuilder();
 		if (include || dumpHeaders) {
 			out.append("HTTP/1.1 ").append(response.statusCode()).append(" \n");
@@ -190,7 +254,10 @@ final class CurlTranscript {
 			boolean compact = words.contains("-c");
 			String expression = words.get(words.size() - 1);
 			JsonNode node = json.readTree(in);
-			if (expression.startsWith("{")) {
+			if (expression.matches("\\.\\w+")) {
+				node = node.get(expression.substring(1));
+			}
+			else if (expression.startsWith("{")) {
 				ObjectNode selected = json.createObjectNode();
 				for (String field : expression.replaceAll("[{}\\s]", "").split(",")) {
 					selected.set(field, node.get(field));
@@ -202,7 +269,11 @@ final class CurlTranscript {
 		if (words.get(0).equals("grep")) {
 			boolean invert = words.contains("-v");
 			boolean ignoreCase = words.stream().anyMatch((w) -> w.startsWith("-") && w.contains("i"));
-			Pattern pattern = Pattern.compile(words.get(words.size() - 1), ignoreCase ? Pattern.CASE_INSENSITIVE : 0);
+			boolean extended = words.stream().anyMatch((w) -> w.startsWith("-") && w.contains("E"));
+			String expression = words.get(words.size() - 1);
+			// a basic regular expression (without -E) takes { } + ? | ( ) as themselves
+			String regex = extended ? expression : expression.replaceAll("([{}+?|()])", "\\\\$1");
+			Pattern pattern = Pattern.compile(regex, ignoreCase ? Pattern.CASE_INSENSITIVE : 0);
 			StringBuilder out = new StringBuilder();
 			for (String line : in.split("\n")) {
 				if (pattern.matcher(line).find() != invert) {
@@ -291,15 +362,18 @@ final class CurlTranscript {
 		if (!shown.isEmpty() && shown.get(0).startsWith("HTTP/1.1 ") && real.contains("")) {
 			return responseDifference(shown, real);
 		}
-		if (!shown.isEmpty() && (shown.get(0).startsWith("{") || shown.get(0).startsWith("["))) {
+		String shownJson = (!shown.isEmpty() && (shown.get(0).startsWith("{") || shown.get(0).startsWith("[")))
+				? canonicalJson(String.join("\n", shown)) : null;
+		if (shownJson != null) {
 			// JSON (one line or as jq prints it): the same values, in whatever order the server's maps have
-			return lineDifference(canonicalJson(String.join("\n", shown)), canonicalJson(String.join("\n", real)));
+			String realJson = canonicalJson(String.join("\n", real));
+			return (realJson != null) ? lineDifference(shownJson, realJson) : mismatch(shownJson, actual);
 		}
 		if (shown.size() != real.size()) {
 			return "shown " + shown.size() + " lines, got " + real.size() + ":\n" + actual;
 		}
 		for (int i = 0; i < shown.size(); i++) {
-			String difference = lineDifference(shown.get(i), real.get(i));
+			String difference = lineDifference(jsonSorted(shown.get(i)), jsonSorted(real.get(i)));
 			if (difference != null) {
 				return difference;
 			}
@@ -333,8 +407,33 @@ final class CurlTranscript {
 		return difference(String.join("\n", shownBody), String.join("\n", realBody));
 	}
 
-	private static String canonicalJson(String text) {
-		return json.writeValueAsString(sorted(json.readTree(text)));
+	/**
+	 * Returns a line that starts with JSON followed by text (curl's {@code -w}, e.g. {@code {...}  (HTTP 400)}) with
+	 * that JSON's names sorted, as a response's maps may come in any order; any other line as it is.
+	 */
+	private static String jsonSorted(String line) {
+		if (!line.startsWith("{") && !line.startsWith("[")) {
+			return line;
+		}
+		// from the whole line down to each earlier closing brace or bracket
+		for (int end = line.length(); end > 0; end = Math.max(line.lastIndexOf('}', end - 2),
+				line.lastIndexOf(']', end - 2)) + 1) {
+			String json = canonicalJson(line.substring(0, end));
+			if (json != null) {
+				return json + line.substring(end);
+			}
+		}
+		return line;
+	}
+
+	/** Returns the JSON with its objects' names sorted, or {@code null} when the text is not JSON alone. */
+	private static @Nullable String canonicalJson(String text) {
+		try {
+			return json.writeValueAsString(sorted(json.readTree(text)));
+		}
+		catch (JacksonException ex) {
+			return null;
+		}
 	}
 
 	private static JsonNode sorted(JsonNode node) {

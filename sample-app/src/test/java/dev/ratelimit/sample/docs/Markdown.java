@@ -103,16 +103,18 @@ public final class Markdown {
 	public record Block(String language, String info, String text, int line) {
 	}
 
-	/** @return the fenced code blocks, in order */
+	/** @return the fenced code blocks, in order, each without the indentation of its fence */
 	public List<Block> blocks() {
 		List<Block> blocks = new ArrayList<>();
 		Block open = null;
+		int indent = 0;
 		StringBuilder text = new StringBuilder();
 		for (int i = 0; i < this.lines.size(); i++) {
 			String line = this.lines.get(i);
 			Matcher fence = FENCE.matcher(line);
 			if (open == null && fence.matches()) {
 				open = new Block(fence.group(1), fence.group(2).trim(), "", i + 1);
+				indent = line.indexOf('`');
 				text.setLength(0);
 			}
 			else if (open != null && line.trim().startsWith("```")) {
@@ -120,19 +122,25 @@ public final class Markdown {
 				open = null;
 			}
 			else if (open != null) {
-				text.append(line).append('\n');
+				// a block in a list item is indented as its fence is: its text is without that indentation
+				int strip = 0;
+				while (strip < indent && strip < line.length() && line.charAt(strip) == ' ') {
+					strip++;
+				}
+				text.append(line, strip, line.length()).append('\n');
 			}
 		}
 		return blocks;
 	}
 
 	/**
-	 * Returns the line just above a block's opening fence (e.g. an HTML comment that says how a test reads it).
+	 * Returns the line just above a block's opening fence, without its indentation (e.g. an HTML comment that says how a
+	 * test reads it).
 	 * @param block a block of this file
 	 * @return that line, empty for a block on the first line
 	 */
 	public String lineBefore(Block block) {
-		return (block.line() > 1) ? this.lines.get(block.line() - 2) : "";
+		return (block.line() > 1) ? this.lines.get(block.line() - 2).strip() : "";
 	}
 
 	/** @return the anchors a link can point at: GitHub's ids of the headings, and explicit HTML anchors */

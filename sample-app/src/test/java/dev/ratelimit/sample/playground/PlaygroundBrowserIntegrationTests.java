@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The playground end to end in a real headless Chromium: pick GCRA 5 per 10 s, fire a burst of 8, see 5 admitted and
- * 3 denied in the timeline with the {@code RateLimit} header of each; then the same rule and the same 8 requests sent
+ * 3 denied in the timeline with the {@code RateLimit} header of each, and the remaining quota drawn beside the
+ * verdicts (4, 3, 2, 1, 0, then 0 for each denied request); then the same rule and the same 8 requests sent
  * as curl would send them get the same verdicts and headers. The page in that state is saved as
  * {@code sample-app/target/playground.png} (the screenshot in docs/images/ is one of these).
  */
@@ -88,6 +89,18 @@ class PlaygroundBrowserIntegrationTests {
 		assertThat(this.browser.findElement(By.id("denied")).getText()).isEqualTo("3");
 		assertThat(this.browser.findElements(By.cssSelector("#timeline circle.admitted"))).hasSize(5);
 		assertThat(this.browser.findElements(By.cssSelector("#timeline circle.denied"))).hasSize(3);
+		// the remaining quota beside the verdicts: the r of each response's RateLimit header, in order
+		List<WebElement> remaining = this.browser.findElements(By.cssSelector("#timeline rect.remaining"));
+		assertThat(remaining).extracting((bar) -> bar.getDomAttribute("data-remaining"))
+			.containsExactly("4", "3", "2", "1", "0", "0", "0", "0");
+		assertThat(remaining).extracting((bar) -> bar.getDomAttribute("class"))
+			.containsExactly("remaining admitted", "remaining admitted", "remaining admitted", "remaining admitted",
+					"remaining admitted", "remaining denied", "remaining denied", "remaining denied");
+		assertThat(this.browser.findElements(By.cssSelector("#timeline text.remaining-label")))
+			.extracting(WebElement::getText)
+			.containsExactly("4", "3", "2", "1", "0", "0", "0", "0");
+		assertThat(this.browser.findElement(By.cssSelector("#timeline path.remaining-line")).getDomAttribute("d"))
+			.startsWith("M");
 		List<String> statuses = new ArrayList<>();
 		List<String> rateLimits = new ArrayList<>();
 		for (WebElement row : rows()) {

@@ -21,6 +21,7 @@ import java.util.function.Predicate;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
+import dev.ratelimit.Futures;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.Settlement;
@@ -349,7 +350,7 @@ public final class RegionalStore implements RateLimitStore, AutoCloseable {
 
 	@Override
 	public List<Decision> settle(List<Settlement> settlements) {
-		return settleAsync(settlements).join();
+		return Futures.await(settleAsync(settlements));
 	}
 
 	/**

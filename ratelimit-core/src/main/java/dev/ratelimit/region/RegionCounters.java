@@ -6,7 +6,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.Algorithm;
@@ -218,16 +217,21 @@ public final class RegionCounters implements RegionBackend {
 
 	@Override
 	public synchronized CompletableFuture<RegionReply> refund(List<Consumption> consumptions, String region) {
-		return add(consumptions, (window) -> refundField(region, window));
+		return add(consumptions, region, true);
 	}
 
 	@Override
 	public synchronized CompletableFuture<RegionReply> charge(List<Consumption> charges, String region) {
-		return add(charges, (window) -> field(region, window));
+		return add(charges, region, false);
 	}
 
-	/** Adds each consumption's units to the entry of its window that {@code field} names, while the window weighs. */
-	private CompletableFuture<RegionReply> add(List<Consumption> consumptions, LongFunction<String> field) {
+	/**
+	 * Adds each consumption's units to its window's refund entry (a refund) or count entry (a charge) of this region,
+	 * while the window weighs. A region gives back only what it counted in that window and has not given back yet: a
+	 * refund where it counted nothing writes nothing (else the refund entry would cancel other requests' counts, and the
+	 * window would admit more than its limit).
+	 */
+	private CompletableFuture<RegionReply> add(List<Consumption> consumptions, String region, boolean refund) {
 		long now = this.nowMicros.getAsLong();
 		List<RegionState> states = new ArrayList<>(consumptions.size());
 		for (Consumption consumption : consumptions) {
@@ -238,7 +242,16 @@ public final class RegionCounters implements RegionBackend {
 			long entry = 0;
 			if (window + 2 * policy.periodMicros() > now) {
 				dropStale(entries, policy.periodMicros(), now);
-				entry = entries.merge(field.apply(window), consumption.cost(), Long::sum);
+				long units = consumption.cost();
+				if (refund) {
+					long counted = entries.getOrDefault(field(region, window), 0L)
+							- entries.getOrDefault(refundField(region, window), 0L);
+					units = Math.min(units, Math.max(0, counted));
+				}
+				if (units > 0) {
+					entry = entries.merge(refund ? refundField(region, window) : field(region, window), units,
+							Long::sum);
+				}
 			}
 			RegionState state = merged(entries, policy, consumption.subject(), now);
 			states.add(new RegionState(state.window(), state.previous(), state.current(), entry));

@@ -133,6 +133,20 @@ class RegionalStoreTests {
 	}
 
 	@Test
+	void aRegionGivesBackOnlyWhatItCounted() {
+		// a refund in a region that counted nothing in the window must not cancel another region's counts
+		this.us.refund(List.of(new Consumption(this.policy, "acme", 3, this.clock.instant())));
+		admitted(this.eu, 4);
+		this.eu.replicate().join();
+		this.us.replicate().join();
+		assertThat(admitted(this.us, 10)).as("what is left of the global limit").isEqualTo(6);
+		// nor give back more than it counted
+		this.eu.refund(List.of(new Consumption(this.policy, "acme", 9, this.clock.instant())));
+		this.eu.replicate().join();
+		assertThat(remaining(this.us)).as("eu's 4 given back, us's 6 still counted").isEqualTo(4);
+	}
+
+	@Test
 	void otherRulesAreDecidedInTheSharedStore() {
 		RateLimitPolicy regional = RateLimitPolicy.of("regional", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
 		assertThat(this.eu.evaluate(List.of(RateLimitCheck.of(regional, "acme"))).get(0).allowed()).isTrue();
@@ -159,14 +173,16 @@ class RegionalStoreTests {
 	@Test
 	void aSettlementChargesIntoTheGlobalCountAndReplicates() {
 		List<RateLimitCheck> request = List.of(RateLimitCheck.of(this.policy, "acme", 4));
+		Consumption inUs = new Verdict(request, this.us.evaluate(request)).consumptions().get(0);
 		Consumption reserved = new Verdict(request, this.eu.evaluate(request)).consumptions().get(0);
-		Decision settled = this.eu.settle(List.of(new Settlement(reserved, 13))).get(0);
-		assertThat(settled.allowed()).as("13 of 10: in debt").isFalse();
+		this.us.replicate().join();
+		Decision settled = this.eu.settle(List.of(new Settlement(reserved, 9))).get(0);
+		assertThat(settled.allowed()).as("4 + 9 of 10: in debt").isFalse();
 		assertThat(admitted(this.eu, 1)).isZero();
 		this.eu.replicate().join();
 		assertThat(admitted(this.us, 1)).as("the debt replicates with the count").isZero();
-		// a request of the same window settled in the other region at 0: its 4 come back
-		this.us.settle(List.of(new Settlement(new Consumption(this.policy, "acme", 4, reserved.at()), 0)));
+		// the other region's request of the same window settled at 0: its 4 come back
+		this.us.settle(List.of(new Settlement(inUs, 0)));
 		this.us.replicate().join();
 		assertThat(remaining(this.eu)).as("13 - 4 given back in the other region").isEqualTo(1);
 	}

@@ -139,8 +139,17 @@ if mode == 'refund' or mode == 'charge' then
     local entry = 0
     if window + 2 * period > now then
       dropStale(key, period)
-      entry = call('HINCRBY', key, region .. ':' .. int(window) .. suffix, cost)
-      expire(key, period)
+      local field = region .. ':' .. int(window)
+      if mode == 'refund' then
+        -- a region gives back only what it counted in that window and has not given back yet: a refund of nothing
+        -- writes nothing (its entry would cancel other requests' counts)
+        local counted = tonumber(call('HGET', key, field) or 0) - tonumber(call('HGET', key, field .. ':r') or 0)
+        cost = math.min(cost, math.max(0, counted))
+      end
+      if cost > 0 then
+        entry = call('HINCRBY', key, field .. suffix, cost)
+        expire(key, period)
+      end
     end
     local w, previous, current = merged(read(key), algorithm, period, offset)
     reply[#reply + 1] = w

@@ -48,7 +48,8 @@ final class TokenReservation {
 
 	/**
 	 * Returns the settlements of this call, the first time only (a call ends once; a later end of the same call
-	 * settles nothing): empty when no usage was reported, so that the estimate stays charged.
+	 * settles nothing): empty when no usage was reported, so that the estimate stays charged, and when the estimate
+	 * was exact.
 	 * @param tokens what a usage counts
 	 * @return the settlements, one per consumption of the verdict
 	 */
@@ -63,7 +64,10 @@ final class TokenReservation {
 		List<Consumption> consumptions = this.verdict.consumptions();
 		List<Settlement> settlements = new ArrayList<>(consumptions.size());
 		for (Consumption consumption : consumptions) {
-			settlements.add(new Settlement(consumption, actual));
+			if (consumption.cost() != actual) {
+				// an exact estimate has nothing to settle: no call to the store
+				settlements.add(new Settlement(consumption, actual));
+			}
 		}
 		return settlements;
 	}

@@ -37,6 +37,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.env.Environment;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
@@ -50,37 +51,13 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 		beforeName = "org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration")
 @ConditionalOnClass({ ChatClient.class, CallAdvisor.class })
 @ConditionalOnBean(RateLimiter.class)
-@ConditionalOnProperty(prefix = "ratelimit.ai", name = "rule")
 @EnableConfigurationProperties(RateLimitAiProperties.class)
 public final class RateLimitAiAutoConfiguration {
 
 	static final String RULE_PROPERTY = "ratelimit.ai.rule";
 
-	@Bean
-	@ConditionalOnMissingBean
-	TokenRateLimitAdvisor tokenRateLimitAdvisor(RateLimiter limiter, RateLimitRules rules,
-			RateLimitProperties properties, RateLimitAiProperties ai, BeanFactory beanFactory,
-			ObjectProvider<CurrentRequest> currentRequest,
-			ObjectProvider<ReactiveCurrentRequest> reactiveCurrentRequest) {
-		RateLimitRule rule = aiRule(ai.getRule(), rules);
-		String prefix = "ratelimit.rules." + rule.name();
-		RateLimitProperties.Rule configured = properties.getRules().get(rule.name());
-		TokenEstimate estimate = (configured != null)
-				? TokenEstimate.parse(prefix + ".cost", configured.getCost(), new BeanFactoryResolver(beanFactory))
-				: TokenEstimate.fixed(1);
-		return TokenRateLimitAdvisor.builder(limiter, rules, rule.name())
-			.estimate(estimate)
-			.tokens(tokens(ai))
-			.currentRequest(currentRequest.getIfAvailable(CurrentRequest::none))
-			.reactiveCurrentRequest(reactiveCurrentRequest.getIfAvailable(ReactiveCurrentRequest::none))
-			.order(ai.getOrder())
-			.build();
-	}
-
-	@Bean
-	@ConditionalOnBooleanProperty(name = "ratelimit.ai.default-advisor", matchIfMissing = true)
-	ChatClientBuilderCustomizer rateLimitChatClientBuilderCustomizer(TokenRateLimitAdvisor tokenRateLimitAdvisor) {
-		return (builder) -> builder.defaultAdvisors(tokenRateLimitAdvisor);
+	RateLimitAiAutoConfiguration(Environment environment) {
+		RateLimitAiPropertyNames.checkKnown(environment);
 	}
 
 	/** The rule {@code ratelimit.ai.rule} names, checked: it exists, limits no HTTP request, and can be settled. */
@@ -129,12 +106,47 @@ public final class RateLimitAiAutoConfiguration {
 		return weight != null && !(weight >= 0);
 	}
 
+	/** The advisor of {@code ratelimit.ai.rule}, and the customizer that adds it to every client. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(prefix = "ratelimit.ai", name = "rule")
+	static class AdvisorConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		TokenRateLimitAdvisor tokenRateLimitAdvisor(RateLimiter limiter, RateLimitRules rules,
+				RateLimitProperties properties, RateLimitAiProperties ai, BeanFactory beanFactory,
+				ObjectProvider<CurrentRequest> currentRequest,
+				ObjectProvider<ReactiveCurrentRequest> reactiveCurrentRequest) {
+			RateLimitRule rule = aiRule(ai.getRule(), rules);
+			String prefix = "ratelimit.rules." + rule.name();
+			RateLimitProperties.Rule configured = properties.getRules().get(rule.name());
+			TokenEstimate estimate = (configured != null)
+					? TokenEstimate.parse(prefix + ".cost", configured.getCost(), new BeanFactoryResolver(beanFactory))
+					: TokenEstimate.fixed(1);
+			return TokenRateLimitAdvisor.builder(limiter, rules, rule.name())
+				.estimate(estimate)
+				.tokens(tokens(ai))
+				.currentRequest(currentRequest.getIfAvailable(CurrentRequest::none))
+				.reactiveCurrentRequest(reactiveCurrentRequest.getIfAvailable(ReactiveCurrentRequest::none))
+				.order(ai.getOrder())
+				.build();
+		}
+
+		@Bean
+		@ConditionalOnBooleanProperty(name = "ratelimit.ai.default-advisor", matchIfMissing = true)
+		ChatClientBuilderCustomizer rateLimitChatClientBuilderCustomizer(TokenRateLimitAdvisor tokenRateLimitAdvisor) {
+			return (builder) -> builder.defaultAdvisors(tokenRateLimitAdvisor);
+		}
+
+	}
+
 	/**
 	 * The servlet request of the current thread, for the rule's key, when the {@code @RateLimited} auto-configuration
 	 * (which needs AspectJ) has not made it.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass({ HttpServletRequest.class, ServletRequestAttributes.class })
+	@ConditionalOnProperty(prefix = "ratelimit.ai", name = "rule")
 	static class ServletCurrentRequestConfiguration {
 
 		@Bean

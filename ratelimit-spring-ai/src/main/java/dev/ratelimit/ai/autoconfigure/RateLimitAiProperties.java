@@ -13,7 +13,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class RateLimitAiProperties {
 
 	/**
-	 * Name of the rule under ratelimit.rules that limits the tokens of chat calls per subject: each call reserves the
+	 * Names the rule under ratelimit.rules that limits the tokens of chat calls per subject: each call reserves the
 	 * rule's cost (a number, or a SpEL template over the prompt such as #{maxTokens ?: 1000}) and is settled with the
 	 * tokens the model reports. The rule needs match.enabled=false.
 	 */
@@ -26,20 +26,20 @@ public class RateLimitAiProperties {
 	private boolean defaultAdvisor = true;
 
 	/**
-	 * What one prompt (input) token counts against the budget; unset (with completion-token-weight unset) counts the
-	 * usage's total tokens.
+	 * Counts each prompt (input) token as this many units of the budget; unset (with completion-token-weight unset)
+	 * counts the usage's total tokens.
 	 */
 	private @Nullable Double promptTokenWeight;
 
 	/**
-	 * What one completion (output) token counts against the budget; unset (with prompt-token-weight unset) counts the
-	 * usage's total tokens.
+	 * Counts each completion (output) token as this many units of the budget; unset (with prompt-token-weight unset)
+	 * counts the usage's total tokens.
 	 */
 	private @Nullable Double completionTokenWeight;
 
 	/**
-	 * Order of the advisor among the ChatClient's advisors; by default before chat memory and tool calling, so that a
-	 * refused call reads no memory and a call's usage includes every tool-calling round.
+	 * Places the advisor among the ChatClient's advisors (its order); by default before chat memory and tool calling,
+	 * so that a refused call reads no memory and a call's usage includes every tool-calling round.
 	 */
 	private int order = TokenRateLimitAdvisor.DEFAULT_ORDER;
 

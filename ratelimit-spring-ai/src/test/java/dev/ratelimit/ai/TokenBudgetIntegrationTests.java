@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -25,6 +26,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * A daily budget of 1,000 tokens per user on Redis, applied by {@code ratelimit.ai.rule} to the auto-configured
@@ -58,6 +60,7 @@ class TokenBudgetIntegrationTests {
 	void chatClient() {
 		this.chat = this.builder.build();
 		this.model.reports(50, 100);
+		this.model.failing(false);
 	}
 
 	@Test
@@ -108,6 +111,85 @@ class TokenBudgetIntegrationTests {
 		assertThat(streams).hasSize(6).allSatisfy((chunks) -> assertThat(chunks).hasSize(5));
 		assertThat(refusals).hasSize(14);
 		assertThat(this.usage.of("chat-tokens", user).orElseThrow().used()).isEqualTo(900);
+	}
+
+	@Test
+	void aCallThatUsesLessThanItsEstimateIsGivenTheDifferenceBack() {
+		String user = "user-" + UUID.randomUUID();
+		assertThat(asUser(user, () -> this.chat.prompt().user("Hi").options(ChatOptions.builder().maxTokens(400))
+			.call().content())).isNotEmpty();
+		assertThat(used(user)).as("reserved 400, reported 150").isEqualTo(150);
+	}
+
+	@Test
+	void callsThatUseMoreThanTheirEstimateGoIntoDebtAndTheNextIsRefused() {
+		String user = "user-" + UUID.randomUUID();
+		int before = this.model.calls();
+		// each call reserves 100 and is charged 50 more: the 7th is admitted at 900 + 100 and ends at 1,050
+		for (int i = 0; i < 7; i++) {
+			asUser(user, () -> this.chat.prompt().user("Hi").options(ChatOptions.builder().maxTokens(100))
+				.call().content());
+		}
+		assertThat(this.model.calls() - before).isEqualTo(7);
+		assertThat(this.usage.of("chat-tokens", user).orElseThrow().remaining()).isZero();
+		assertThatExceptionOfType(RateLimitExceededException.class).as("in debt")
+			.isThrownBy(() -> asUser(user, () -> this.chat.prompt().user("Hi")
+				.options(ChatOptions.builder().maxTokens(1))
+				.call()
+				.content()));
+		assertThat(this.model.calls() - before).isEqualTo(7);
+	}
+
+	@Test
+	void aCallThatFailsKeepsItsEstimateCharged() {
+		String user = "user-" + UUID.randomUUID();
+		this.model.failing(true);
+		assertThatIllegalStateException().isThrownBy(() -> asUser(user, () -> this.chat.prompt().user("Hi")
+			.options(ChatOptions.builder().maxTokens(400))
+			.call()
+			.content()));
+		assertThat(used(user)).isEqualTo(400);
+	}
+
+	@Test
+	void aStreamSettlesWithTheUsageOfItsLastChunkBeforeItCompletes() {
+		String user = "user-" + UUID.randomUUID();
+		this.model.reports(30, 90);
+		List<String> chunks = asUser(user, () -> this.chat.prompt().user("Hi")
+			.options(ChatOptions.builder().maxTokens(400))
+			.stream()
+			.content()
+			.collectList()
+			.block());
+		assertThat(chunks).hasSize(5);
+		assertThat(used(user)).as("reserved 400, reported 120 in the last chunk").isEqualTo(120);
+	}
+
+	@Test
+	void aStreamCancelledBeforeItsUsageKeepsItsEstimateCharged() {
+		String user = "user-" + UUID.randomUUID();
+		List<String> chunks = asUser(user, () -> this.chat.prompt().user("Hi")
+			.options(ChatOptions.builder().maxTokens(400))
+			.stream()
+			.content()
+			.take(2)
+			.collectList()
+			.block());
+		assertThat(chunks).hasSize(2);
+		assertThat(used(user)).isEqualTo(400);
+	}
+
+	@Test
+	void theSubjectParameterNamesTheSubjectOutsideAWebRequest() {
+		String user = "user-" + UUID.randomUUID();
+		this.chat.prompt().user("Hi").advisors((advisor) -> advisor.param(TokenRateLimitAdvisor.SUBJECT, user))
+			.call()
+			.content();
+		assertThat(used(user)).isEqualTo(150);
+	}
+
+	private long used(String user) {
+		return this.usage.of("chat-tokens", user).orElseThrow().used();
 	}
 
 	private static <T> T asUser(String user, Supplier<T> call) {

@@ -30,6 +30,8 @@ public class UsageReportingChatModel implements ChatModel {
 
 	private volatile int words = 5;
 
+	private volatile boolean failing;
+
 	public UsageReportingChatModel(int promptTokens, int completionTokens) {
 		this.promptTokens = promptTokens;
 		this.completionTokens = completionTokens;
@@ -46,6 +48,11 @@ public class UsageReportingChatModel implements ChatModel {
 		this.words = words;
 	}
 
+	/** Sets whether the next calls fail, as a provider's API that answers 500. */
+	public void failing(boolean failing) {
+		this.failing = failing;
+	}
+
 	/** Returns how many calls and streams reached the model. */
 	public int calls() {
 		return this.calls.get();
@@ -54,6 +61,9 @@ public class UsageReportingChatModel implements ChatModel {
 	@Override
 	public ChatResponse call(Prompt prompt) {
 		this.calls.incrementAndGet();
+		if (this.failing) {
+			throw new IllegalStateException("the model failed");
+		}
 		return new ChatResponse(List.of(new Generation(new AssistantMessage(String.join(" ", words())))), usage());
 	}
 

@@ -39,7 +39,8 @@ import org.springframework.core.Ordered;
  * quota may go into debt, and the next calls are refused until it has recovered) or given back.
  * <ul>
  * <li>A call ({@code call()}) settles with its response's usage.</li>
- * <li>A stream ({@code stream()}) reserves when it is subscribed to, and settles when it ends with the usage of the
+ * <li>A stream ({@code stream()}) reserves when it is subscribed to (in a servlet request on the request's thread, so
+ * that the verdict's headers are written; elsewhere without blocking), and settles when it ends with the usage of the
  * last chunk that reported one (its final chunk); when it is cancelled or fails, with the usage reported until then.
  * The stream completes only once the settlement is made, so whoever reads the quota after it sees the call
  * counted.</li>
@@ -144,7 +145,10 @@ public final class TokenRateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 		return Flux.deferContextual((context) -> {
 			Mono<TokenReservation> admission;
 			if (servletRequest != null) {
-				admission = admit(request, servletRequest, this.currentRequest::record);
+				// decided on the request's own thread, as the servlet filter decides: the verdict's headers are
+				// written before the response starts, and a refusal is an error before the first chunk
+				admission = Mono.fromSupplier(() -> admitted(this.limiter.acquire(checks(request, servletRequest)),
+						servletRequest, this.currentRequest::record));
 			}
 			else {
 				RateLimitRequest reactive = this.reactiveCurrentRequest.get(context);

@@ -1,6 +1,7 @@
 package dev.ratelimit.sample;
 
 import java.time.Instant;
+import java.util.List;
 
 import dev.ratelimit.rule.QuotaUsage;
 import dev.ratelimit.rule.RateLimitUsage;
@@ -9,17 +10,22 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
 /**
  * {@code GET /api/convert}: limited per known API key by the daily quota {@code convert-daily} (calendar: day, reset
- * at midnight UTC); {@code GET /api/usage}: the caller's usage of that quota, read without spending any of it.
+ * at midnight UTC); {@code GET /api/usage}: the caller's usage of that quota (or, with {@code ?quota=chat-tokens}, of
+ * the token budget of {@code GET /api/chat}), read without spending any of it.
  */
 @RestController
 class UsageController {
 
 	static final String QUOTA = "convert-daily";
+
+	/** The quotas a customer may read: the conversions', and the token budget of {@code GET /api/chat}. */
+	static final List<String> QUOTAS = List.of(QUOTA, "chat-tokens");
 
 	private final RateLimitUsage usage;
 
@@ -36,13 +42,17 @@ class UsageController {
 	}
 
 	@GetMapping("/api/usage")
-	Usage usage(@RequestHeader(name = "${ratelimit.api-key-header:X-API-Key}", required = false) String apiKey) {
+	Usage usage(@RequestHeader(name = "${ratelimit.api-key-header:X-API-Key}", required = false) String apiKey,
+			@RequestParam(name = "quota", defaultValue = QUOTA) String quotaName) {
 		String plan = this.plans.planOf(apiKey);
 		if (plan == null) {
 			throw new ResponseStatusException(HttpStatus.UNAUTHORIZED, "send a known X-API-Key to see its usage");
 		}
-		QuotaUsage quota = this.usage.of(QUOTA, apiKey, plan).orElseThrow();
-		return new Usage(QUOTA, plan, quota.limit(), quota.used(), quota.remaining(), quota.resetsAt());
+		if (!QUOTAS.contains(quotaName)) {
+			throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "quota must be one of " + QUOTAS);
+		}
+		QuotaUsage quota = this.usage.of(quotaName, apiKey, plan).orElseThrow();
+		return new Usage(quotaName, plan, quota.limit(), quota.used(), quota.remaining(), quota.resetsAt());
 	}
 
 	/** What a customer sees: the quota, their plan, and when it resets. */

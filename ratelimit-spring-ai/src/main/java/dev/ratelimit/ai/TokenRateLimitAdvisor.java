@@ -125,15 +125,15 @@ public final class TokenRateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 		// a call that throws reported no usage: its estimate stays charged
 		ChatClientResponse response = chain.nextCall(request);
 		reservation.observe(response);
-		List<Settlement> settlements = reservation.settlements(this.tokens);
-		if (!settlements.isEmpty()) {
-			try {
+		try {
+			List<Settlement> settlements = reservation.settlements(this.tokens);
+			if (!settlements.isEmpty()) {
 				this.limiter.settle(settlements);
 			}
-			catch (RuntimeException ex) {
-				// the model has answered: its answer is not thrown away for want of the store
-				logger.warn("Could not settle a call of rule '" + this.rule + "' (its estimate stays charged)", ex);
-			}
+		}
+		catch (RuntimeException ex) {
+			// the model has answered: its answer is not thrown away for want of the store
+			logger.warn("Could not settle a call of rule '" + this.rule + "' (its estimate stays charged)", ex);
 		}
 		return response;
 	}
@@ -184,11 +184,11 @@ public final class TokenRateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 	}
 
 	private Mono<Void> settle(TokenReservation reservation) {
-		List<Settlement> settlements = reservation.settlements(this.tokens);
-		if (settlements.isEmpty()) {
-			return Mono.empty();
-		}
-		return Mono.fromFuture(() -> this.limiter.settleAsync(settlements)).then().onErrorResume((ex) -> {
+		return Mono.defer(() -> {
+			List<Settlement> settlements = reservation.settlements(this.tokens);
+			return settlements.isEmpty() ? Mono.<Void>empty()
+					: Mono.fromFuture(() -> this.limiter.settleAsync(settlements)).then();
+		}).onErrorResume((ex) -> {
 			logger.warn("Could not settle a stream of rule '" + this.rule + "' (its estimate stays charged)", ex);
 			return Mono.empty();
 		});

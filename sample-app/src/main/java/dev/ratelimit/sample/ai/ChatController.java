@@ -21,7 +21,8 @@ import org.springframework.web.server.ResponseStatusException;
 
 /**
  * {@code GET /api/chat?q=...&maxTokens=N}: an "AI" endpoint that streams its answer as server-sent events, one
- * {@code token} event per word, then a {@code usage} event with the tokens the model reported. Limited by the daily
+ * {@code token} event per chunk ({@code {"text":" word"}}), then a {@code usage} event with the tokens the model
+ * reported. Limited by the daily
  * token budget of the caller's API key (rule {@code chat-tokens}, applied to every {@code ChatClient} of the
  * auto-configured builder by {@code ratelimit.ai.rule}): each call reserves its estimate before the model is called,
  * and is settled with the reported usage when the stream ends; a spent budget answers 429 before any token. The model
@@ -61,7 +62,15 @@ class ChatController {
 					usage.getTotalTokens())).event("usage").build();
 		}
 		String text = (response.getResult() != null) ? response.getResult().getOutput().getText() : null;
-		return (text != null && !text.isEmpty()) ? ServerSentEvent.<Object>builder(text).event("token").build() : null;
+		return (text != null && !text.isEmpty()) ? ServerSentEvent.<Object>builder(new Token(text)).event("token").build()
+				: null;
+	}
+
+	/**
+	 * A chunk of the answer, as JSON: a chunk may start with a space, which an event stream's {@code data:} line would
+	 * lose (a client drops one space after the colon).
+	 */
+	record Token(String text) {
 	}
 
 	/** The tokens a call used, as the model reported them. */

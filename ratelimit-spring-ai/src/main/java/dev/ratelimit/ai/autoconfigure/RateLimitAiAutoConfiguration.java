@@ -21,6 +21,7 @@ import dev.ratelimit.web.RateLimitHeadersWriter;
 import dev.ratelimit.web.RouteLookup;
 import dev.ratelimit.web.ServletRateLimitRequests;
 import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientBuilderCustomizer;
@@ -61,7 +62,7 @@ public final class RateLimitAiAutoConfiguration {
 	}
 
 	/** The rule {@code ratelimit.ai.rule} names, checked: it exists, limits no HTTP request, and can be settled. */
-	static RateLimitRule aiRule(String name, RateLimitRules rules) {
+	static RateLimitRule aiRule(@Nullable String name, RateLimitRules rules) {
 		if (name == null || name.isBlank()) {
 			throw new InvalidRateLimitRuleException(RULE_PROPERTY, "names no rule",
 					"Set it to the name of a rule under ratelimit.rules, or remove it");
@@ -102,7 +103,7 @@ public final class RateLimitAiAutoConfiguration {
 		return new UsageTokens(ai.getPromptTokenWeight(), ai.getCompletionTokenWeight());
 	}
 
-	private static boolean negative(Double weight) {
+	private static boolean negative(@Nullable Double weight) {
 		return weight != null && !(weight >= 0);
 	}
 

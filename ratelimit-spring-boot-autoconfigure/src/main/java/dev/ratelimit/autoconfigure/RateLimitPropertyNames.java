@@ -26,6 +26,7 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.util.ClassUtils;
 
 /**
  * Finds {@code ratelimit.*} properties that bind to nothing, such as {@code on-store-faliure}, which Spring Boot's
@@ -40,6 +41,13 @@ final class RateLimitPropertyNames {
 	private static final Set<String> UNCHECKED_SOURCES = Set.of(
 			StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
 			StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+
+	/**
+	 * Groups under {@code ratelimit} that an optional module binds and checks itself: the group, the class that is
+	 * present with the module, and the module's artifact, named when it is missing.
+	 */
+	private static final Map<String, List<String>> MODULE_GROUPS = Map.of("ai",
+			List.of("dev.ratelimit.ai.autoconfigure.RateLimitAiProperties", "ratelimit-spring-ai"));
 
 	private RateLimitPropertyNames() {
 	}
@@ -64,6 +72,16 @@ final class RateLimitPropertyNames {
 			Iterable<ConfigurationPropertySource> sources) {
 		ResolvableType type = ResolvableType.forClass(RateLimitProperties.class);
 		StringBuilder path = new StringBuilder(ROOT.toString());
+		List<String> module = (name.getNumberOfElements() > ROOT.getNumberOfElements())
+				? MODULE_GROUPS.get(name.getElement(ROOT.getNumberOfElements(), Form.DASHED)) : null;
+		if (module != null) {
+			if (ClassUtils.isPresent(module.get(0), RateLimitPropertyNames.class.getClassLoader())) {
+				return;
+			}
+			throw new InvalidRateLimitConfigurationException(name.toString(), "it belongs to the optional module "
+					+ module.get(1) + ", which is not on the class path", "Add the dependency dev.ratelimit:"
+							+ module.get(1) + " (see docs/configuration.md)");
+		}
 		for (int i = ROOT.getNumberOfElements(); i < name.getNumberOfElements(); i++) {
 			String element = name.getElement(i, Form.DASHED);
 			Node node = Node.of(type);

@@ -245,6 +245,18 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void aiPropertiesWithoutTheSpringAiModuleFailStartUpNamingTheModule() {
+		this.runner.withPropertyValues("ratelimit.rules.bad.limit=5", "ratelimit.rules.bad.period=1m",
+				"ratelimit.ai.rule=bad")
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("'ratelimit.ai.rule'")
+					.contains("optional module ratelimit-spring-ai");
+				assertThat(analysis.getAction()).contains("dev.ratelimit:ratelimit-spring-ai");
+			});
+	}
+
+	@Test
 	void unknownPropertiesWithNothingCloseListTheValidNames() {
 		this.runner.withPropertyValues("ratelimit.rules.api.colour=blue")
 			.run((context) -> assertThat(analyze(context.getStartupFailure()).getAction()).contains("Use one of [")

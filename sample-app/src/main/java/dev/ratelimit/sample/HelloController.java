@@ -32,7 +32,11 @@ class HelloController {
 			  GET  /api/convert                      rule 'convert-daily': a daily quota per known X-API-Key,
 			                                         reset at midnight UTC (free 50, pro 1000; else 10 per IP)
 			  GET  /api/usage                        the X-API-Key's usage of 'convert-daily' (used, remaining,
-			                                         resetsAt), read without spending any
+			                                         resetsAt), read without spending any; ?quota=chat-tokens
+			                                         for the token budget of /api/chat
+			  GET  /api/chat?q=...&maxTokens=N       an "AI" endpoint (a stand-in model) that streams its answer
+			                                         (SSE) and its usage; rule 'chat-tokens': a daily token budget
+			                                         per X-API-Key (free 2000, pro 50000; else 500 per IP)
 			  GET  /playground                       try a rule of any rate algorithm in the browser and watch
 			                                         each verdict with its headers
 

@@ -54,7 +54,7 @@ class UsageControllerTests {
 		SampleProperties properties = new SampleProperties(Map.of("demo-free-key", "free"), null);
 		UsageController controller = new UsageController(new RateLimitUsage(rules, down, Clock.systemUTC()),
 				new ApiKeyPlans(properties, "X-API-Key"));
-		assertThatExceptionOfType(ResponseStatusException.class).isThrownBy(() -> controller.usage("demo-free-key"))
+		assertThatExceptionOfType(ResponseStatusException.class).isThrownBy(() -> controller.usage("demo-free-key", UsageController.QUOTA))
 			.satisfies((ex) -> {
 				assertThat(ex.getStatusCode()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
 				assertThat(ex.getReason()).contains("quota store is unavailable");

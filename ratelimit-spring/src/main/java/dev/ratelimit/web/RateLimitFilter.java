@@ -14,10 +14,12 @@ import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.lease.LeaseRelease;
 import dev.ratelimit.observation.RateLimitObservationAware;
 import dev.ratelimit.observation.RateLimitObservations;
+import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMatcher;
 import dev.ratelimit.rule.RulePhase;
+import dev.ratelimit.rule.SettleResponse;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -27,6 +29,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -71,6 +74,8 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 	private final WaitingRoom waitingRoom = new WaitingRoom();
 
 	private RateLimitObservations observations = RateLimitObservations.NONE;
+
+	private @Nullable CostSettlement settlement;
 
 	/**
 	 * Creates a filter for every rule.
@@ -149,6 +154,15 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 	@Override
 	public void setObservations(RateLimitObservations observations) {
 		this.observations = observations;
+	}
+
+	/**
+	 * Sets what settles the cost of requests whose rules know it only after the response (none by default: their
+	 * estimates stand).
+	 * @param settlement the cost settlement
+	 */
+	public void setCostSettlement(@Nullable CostSettlement settlement) {
+		this.settlement = settlement;
 	}
 
 	/**
@@ -269,7 +283,8 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 	private void proceed(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
 			@Nullable Verdict verdict, @Nullable AdaptiveAdmission admission) throws IOException, ServletException {
 		boolean listened = verdict != null && AdmissionSteps.wanted(this.admissionListener, verdict, logger);
-		if (admission != null || listened) {
+		boolean settles = verdict != null && AdmissionSteps.settles(this.settlement, verdict, logger);
+		if (admission != null || listened || settles) {
 			Completion completion = RequestCompletion.of(request);
 			if (admission != null) {
 				completion.onEnd(admission::release);
@@ -277,8 +292,31 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 			if (listened) {
 				AdmissionSteps.admitted(this.admissionListener, verdict, completion, logger);
 			}
+			if (settles) {
+				AdmissionSteps.followSettlement(this.settlement, verdict, completion, context(request, response),
+						logger);
+			}
 		}
 		RequestCompletion.proceed(request, response, chain);
+	}
+
+	/** Returns the request's {@link RateLimitContext}, made with a view of its response when it has none yet. */
+	private static RateLimitContext context(HttpServletRequest request, HttpServletResponse response) {
+		if (request.getAttribute(RateLimitContext.ATTRIBUTE) instanceof RateLimitContext existing) {
+			return existing;
+		}
+		RateLimitContext context = new RateLimitContext(() -> settleResponse(response));
+		request.setAttribute(RateLimitContext.ATTRIBUTE, context);
+		return context;
+	}
+
+	/** Reads a response's status and headers as they are, for a rule's {@code settle} source. */
+	private static SettleResponse settleResponse(HttpServletResponse response) {
+		HttpHeaders headers = new HttpHeaders();
+		for (String name : response.getHeaderNames()) {
+			headers.addAll(name, List.copyOf(response.getHeaders(name)));
+		}
+		return new SettleResponse(response.getStatus(), HttpHeaders.readOnlyHttpHeaders(headers));
 	}
 
 	private @Nullable RateLimitRule rule(String name) {

@@ -37,11 +37,6 @@ public class SettleTestApplication {
 		return new StreamGates();
 	}
 
-	/** The text of a stream's token {@code i}: 16 bytes. */
-	static byte[] token(long i) {
-		return String.format("token-%09d\n", i).getBytes(StandardCharsets.US_ASCII);
-	}
-
 	@RestController
 	static class Endpoints {
 
@@ -91,10 +86,12 @@ public class SettleTestApplication {
 				@RequestParam long tokens) {
 			return ResponseEntity.ok().contentType(MediaType.TEXT_PLAIN).body((out) -> {
 				RateLimitContext context = RateLimitContext.current();
+				// nothing produced yet: a stream that ends before its first token costs nothing
+				context.settle(0);
 				long produced = 0;
 				try {
 					for (long i = 1; i <= tokens; i++) {
-						out.write(token(i));
+						out.write(StreamGates.token(i));
 						out.flush();
 						produced = i;
 						context.settle(produced);
@@ -111,11 +108,12 @@ public class SettleTestApplication {
 		SseEmitter sse(@RequestParam String id, @RequestParam long tokens) {
 			SseEmitter emitter = new SseEmitter(60_000L);
 			RateLimitContext context = RateLimitContext.current();
+			context.settle(0);
 			this.producers.execute(() -> {
 				long produced = 0;
 				try {
 					for (long i = 1; i <= tokens; i++) {
-						emitter.send(new String(token(i), StandardCharsets.US_ASCII).trim());
+						emitter.send(new String(StreamGates.token(i), StandardCharsets.US_ASCII).trim());
 						produced = i;
 						context.settle(produced);
 					}

@@ -1,5 +1,6 @@
 package dev.ratelimit.web;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +39,11 @@ public final class StreamGates {
 	/** Opens the gate before chunk {@code chunk}: the test has seen the chunk before it arrive. */
 	public void open(String id, int chunk) {
 		gate(id, chunk).complete(null);
+	}
+
+	/** Returns the text of a stream's token {@code i}: 16 bytes, {@code token-000000001} and a newline. */
+	public static byte[] token(long i) {
+		return String.format("token-%09d\n", i).getBytes(StandardCharsets.US_ASCII);
 	}
 
 	/** Records what a stream produced when it stops producing. */

@@ -38,7 +38,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * matching rate rules, write headers, then continue or reject (a rejected request gives its places back). With Spring
  * Security, two instances apply the rules of one {@link RulePhase} each, before and after authentication; the later
  * one merges its verdict with the earlier one's. What must happen when an admitted request ends (its places given
- * back, the {@link AdmissionListener}'s callbacks) runs once through the request's {@link RequestCompletion}.
+ * back, the {@link AdmissionListener}'s callbacks, the cost of rules settled after the response) runs once through
+ * the request's {@link RequestCompletion}. The filter never wraps the request or the response, so a streamed body
+ * reaches the client as it is flushed.
  * <p>
  * A request admitted with a {@link Verdict#delay() delay} (a rule's {@code max-wait}) waits for its slot without a
  * thread ({@link DelayedRequest}) and proceeds in an asynchronous dispatch at its slot; each rule lets at most its

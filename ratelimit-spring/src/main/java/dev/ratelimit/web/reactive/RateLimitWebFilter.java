@@ -54,7 +54,8 @@ import org.springframework.web.util.DisconnectedClientHelper;
  * {@link Mono#delay}; a client that goes away while it waits cancels the reservation. An admitted request is followed
  * to its end (completed, failed or cancelled) by a {@link Completion#nonBlocking() non-blocking} {@link Completion}:
  * its concurrency leases are released with {@link RateLimiter#releaseAsync} and the units that {@code count-when}
- * does not count refunded with {@link RateLimiter#refundAsync}. A failing store, resolver or listener never fails the
+ * does not count refunded with {@link RateLimiter#refundAsync}, and the cost of rules settled after the response
+ * settled with {@link RateLimiter#settleAsync} (see {@link RateLimitContext#from}). A failing store, resolver or listener never fails the
  * request: it is admitted unchecked and the failure logged.
  */
 public class RateLimitWebFilter implements WebFilter, Ordered, RateLimitObservationAware {

@@ -850,9 +850,9 @@ public final class RuleCompiler {
 		if (compiled.countWhen() != null) {
 			line.append(", counts only ").append(compiled.countWhen());
 		}
-		if (compiled.settle() != null) {
-			line.append(compiled.settle().isCodeOnly() ? ", settled from code"
-					: ", settled from " + compiled.settle());
+		if (compiled.settle() != null && !compiled.settle().isCodeOnly()) {
+			// a rule with a cost of its own may be settled from code too, which is no setting of its own to show
+			line.append(", settled from ").append(compiled.settle());
 		}
 		if (compiled.waiting().waits()) {
 			line.append(", waits up to ").append(Periods.format(compiled.waiting().maxWait())).append(" (")

@@ -60,6 +60,17 @@ public @interface RateLimited {
 	/** SpEL expression or integer for the cost; default: the named rule's cost in a web request, else 1. */
 	String cost() default "";
 
+	/**
+	 * SpEL expression over the call's value, {@code #result} (and the arguments), giving the units the call really
+	 * cost, e.g. {@code #result.usage().totalTokens()}: the cost (the annotation's, or the named rule's) is then an
+	 * estimate reserved before the call, and the difference is charged (the quota may go into debt) or given back when
+	 * the value arrives: the return value, the value of a {@code CompletableFuture} or {@code Mono}, or, for a
+	 * {@code Flux}, the last element for which it gives a number, settled when the {@code Flux} ends (also when it is
+	 * cancelled). A call that fails, or whose value gives no number, keeps its estimate. Not for
+	 * {@code sliding-window-log}, nor beside a rule's {@code count-when}.
+	 */
+	String settle() default "";
+
 	/** Whether the limit only observes (never throws). */
 	boolean shadow() default false;
 

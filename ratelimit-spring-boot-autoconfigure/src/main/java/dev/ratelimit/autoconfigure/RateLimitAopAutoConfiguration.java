@@ -12,6 +12,7 @@ import dev.ratelimit.aop.RateLimitedAspect;
 import dev.ratelimit.aop.RateLimitedMethodsValidator;
 import dev.ratelimit.aop.ReactiveCurrentRequest;
 import dev.ratelimit.aop.ServletCurrentRequest;
+import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.web.RateLimitHeadersWriter;
 import dev.ratelimit.web.RateLimitHeaders;
@@ -58,11 +59,15 @@ public final class RateLimitAopAutoConfiguration {
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<CurrentRequest> currentRequest,
 			ObjectProvider<ReactiveCurrentRequest> reactiveCurrentRequest,
 			ObjectProvider<AdmissionListener> admissionListeners,
-			ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits, ObjectProvider<RateLimitListener> listeners) {
-		return new RateLimitedAspect(limiter, rules, beanFactory, currentRequest.getIfAvailable(CurrentRequest::none),
-				reactiveCurrentRequest.getIfAvailable(), AdmissionListener.composite(admissionListeners.orderedStream().toList()),
+			ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits, ObjectProvider<RateLimitListener> listeners,
+			ObjectProvider<CostSettlement> settlement) {
+		RateLimitedAspect aspect = new RateLimitedAspect(limiter, rules, beanFactory,
+				currentRequest.getIfAvailable(CurrentRequest::none), reactiveCurrentRequest.getIfAvailable(),
+				AdmissionListener.composite(admissionListeners.orderedStream().toList()),
 				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
 				RateLimitListener.composite(listeners.orderedStream().toList()));
+		aspect.setCostSettlement(settlement.getIfAvailable());
+		return aspect;
 	}
 
 	@Bean

@@ -16,6 +16,7 @@ import dev.ratelimit.key.RequestExpressions;
 import dev.ratelimit.lease.LeaseExpiryLog;
 import dev.ratelimit.lease.LeaseRelease;
 import dev.ratelimit.local.LocalRateLimitStore;
+import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.CountWhenRefund;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RateLimitUsage;
@@ -208,6 +209,16 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean(name = "rateLimitCountWhenRefund")
 	CountWhenRefund rateLimitCountWhenRefund(RateLimiter rateLimiter, RateLimitRules rateLimitRules) {
 		return new CountWhenRefund(rateLimiter, rateLimitRules);
+	}
+
+	/**
+	 * Settles the cost of requests whose rules know it only after the response ({@code settle}, or a {@code cost}
+	 * settled from code).
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	CostSettlement rateLimitCostSettlement(RateLimiter rateLimiter, RateLimitRules rateLimitRules) {
+		return new CostSettlement(rateLimiter, rateLimitRules);
 	}
 
 	private static KeyResolver keyResolverBean(BeanFactory beanFactory, String name) {

@@ -994,9 +994,17 @@ public class RateLimitProperties {
 		private @Nullable String tierKey;
 
 		/**
-		 * Units a request costs: an integer or a SpEL template #{...} over the request.
+		 * Units a request costs: an integer or a SpEL template #{...} over the request. With settle (or when the
+		 * handler settles from code), the estimate reserved when the request is admitted.
 		 */
 		private String cost = "1";
+
+		/**
+		 * Where the actual cost of a request is found when it ends, to settle its estimate (cost): header:<Name> (a
+		 * response header) or a SpEL template #{...} over the response (status, headers). Requests may also settle
+		 * from code with RateLimitContext, which wins over this source.
+		 */
+		private @Nullable String settle;
 
 		/**
 		 * Values counted by algorithm distinct, in the syntax of 'key' (e.g. header:X-Username,
@@ -1221,6 +1229,14 @@ public class RateLimitProperties {
 
 		public void setTierKey(@Nullable String tierKey) {
 			this.tierKey = tierKey;
+		}
+
+		public @Nullable String getSettle() {
+			return this.settle;
+		}
+
+		public void setSettle(@Nullable String settle) {
+			this.settle = settle;
 		}
 
 		public String getCost() {

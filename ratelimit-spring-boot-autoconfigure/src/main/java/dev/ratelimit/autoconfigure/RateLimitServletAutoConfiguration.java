@@ -7,6 +7,7 @@ import dev.ratelimit.ClientIp;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.web.HandlerMappingRoutes;
@@ -96,11 +97,13 @@ public final class RateLimitServletAutoConfiguration {
 	private static FilterRegistrationBean<RateLimitFilter> registration(String name, int order,
 			@Nullable RulePhase phase, RateLimitRules rules, RateLimiter limiter, RateLimitHeadersWriter headersWriter,
 			RateLimitRejectionHandler rejectionHandler, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-			ObjectProvider<AdmissionListener> admissionListeners, ServletRateLimitRequests requests) {
-		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(rules,
-				limiter, headersWriter, rejectionHandler, phase,
+			ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<CostSettlement> settlement,
+			ServletRateLimitRequests requests) {
+		RateLimitFilter filter = new RateLimitFilter(rules, limiter, headersWriter, rejectionHandler, phase,
 				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
-				AdmissionListener.composite(admissionListeners.orderedStream().toList()), requests));
+				AdmissionListener.composite(admissionListeners.orderedStream().toList()), requests);
+		filter.setCostSettlement(settlement.getIfAvailable());
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName(name);
 		registration.setOrder(order);
 		return registration;
@@ -116,9 +119,10 @@ public final class RateLimitServletAutoConfiguration {
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
 				RateLimitProperties properties, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-				ObjectProvider<AdmissionListener> admissionListeners, ServletRateLimitRequests requests) {
+				ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<CostSettlement> settlement,
+				ServletRateLimitRequests requests) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), null, rules, limiter,
-					headersWriter, rejectionHandler, adaptiveLimits, admissionListeners, requests);
+					headersWriter, rejectionHandler, adaptiveLimits, admissionListeners, settlement, requests);
 		}
 
 	}
@@ -138,10 +142,11 @@ public final class RateLimitServletAutoConfiguration {
 				RateLimiter limiter, RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
 				RateLimitProperties properties, Environment environment,
 				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-				ObjectProvider<AdmissionListener> admissionListeners, ServletRateLimitRequests requests) {
+				ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<CostSettlement> settlement,
+				ServletRateLimitRequests requests) {
 			return registration("rateLimitBeforeAuthenticationFilter", beforeAuthenticationOrder(properties, environment),
 					RulePhase.BEFORE_AUTHENTICATION, rules, limiter, headersWriter, rejectionHandler, adaptiveLimits,
-					admissionListeners, requests);
+					admissionListeners, settlement, requests);
 		}
 
 		@Bean
@@ -149,9 +154,10 @@ public final class RateLimitServletAutoConfiguration {
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeadersWriter headersWriter, RateLimitRejectionHandler rejectionHandler,
 				RateLimitProperties properties, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-				ObjectProvider<AdmissionListener> admissionListeners, ServletRateLimitRequests requests) {
+				ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<CostSettlement> settlement,
+				ServletRateLimitRequests requests) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(), RulePhase.AFTER_AUTHENTICATION,
-					rules, limiter, headersWriter, rejectionHandler, adaptiveLimits, admissionListeners, requests);
+					rules, limiter, headersWriter, rejectionHandler, adaptiveLimits, admissionListeners, settlement, requests);
 		}
 
 		private static int beforeAuthenticationOrder(RateLimitProperties properties, Environment environment) {

@@ -8,6 +8,7 @@ import dev.ratelimit.ClientIp;
 import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RulePhase;
 import dev.ratelimit.web.RateLimitHeaders;
@@ -78,10 +79,13 @@ public final class RateLimitWebFluxAutoConfiguration {
 	private static RateLimitWebFilter filter(@Nullable RulePhase phase, int order, RateLimitRules rules,
 			RateLimiter limiter, RateLimitHeaders headers, ReactiveRateLimitRejectionHandler rejectionHandler,
 			ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-			ObjectProvider<AdmissionListener> admissionListeners, ClientIp clientIp, ServerRouteLookup routes) {
-		return new RateLimitWebFilter(rules, limiter, headers, rejectionHandler, phase,
+			ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<CostSettlement> settlement,
+			ClientIp clientIp, ServerRouteLookup routes) {
+		RateLimitWebFilter filter = new RateLimitWebFilter(rules, limiter, headers, rejectionHandler, phase,
 				adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
 				AdmissionListener.composite(admissionListeners.orderedStream().toList()), clientIp, routes, order);
+		filter.setCostSettlement(settlement.getIfAvailable());
+		return filter;
 	}
 
 	/** Without Spring Security: one filter applies every rule, so they are decided in one call. */
@@ -94,9 +98,10 @@ public final class RateLimitWebFluxAutoConfiguration {
 		RateLimitWebFilter rateLimitWebFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeaders headers,
 				ReactiveRateLimitRejectionHandler rejectionHandler, RateLimitProperties properties,
 				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-				ObjectProvider<AdmissionListener> admissionListeners, ClientIp clientIp, ServerRouteLookup routes) {
+				ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<CostSettlement> settlement,
+				ClientIp clientIp, ServerRouteLookup routes) {
 			return filter(null, properties.getFilter().getOrder(), rules, limiter, headers, rejectionHandler,
-					adaptiveLimits, admissionListeners, clientIp, routes);
+					adaptiveLimits, admissionListeners, settlement, clientIp, routes);
 		}
 
 	}
@@ -112,7 +117,8 @@ public final class RateLimitWebFluxAutoConfiguration {
 		RateLimitWebFilter rateLimitBeforeAuthenticationWebFilter(RateLimitRules rules, RateLimiter limiter,
 				RateLimitHeaders headers, ReactiveRateLimitRejectionHandler rejectionHandler,
 				RateLimitProperties properties, ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-				ObjectProvider<AdmissionListener> admissionListeners, ClientIp clientIp, ServerRouteLookup routes) {
+				ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<CostSettlement> settlement,
+				ClientIp clientIp, ServerRouteLookup routes) {
 			Integer configured = properties.getFilter().getBeforeAuthenticationOrder();
 			if (configured != null && configured >= SECURITY_FILTER_ORDER) {
 				throw new InvalidRateLimitConfigurationException("ratelimit.filter.before-authentication-order",
@@ -123,7 +129,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 			}
 			return filter(RulePhase.BEFORE_AUTHENTICATION,
 					(configured != null) ? configured : SECURITY_FILTER_ORDER - 10, rules, limiter, headers,
-					rejectionHandler, adaptiveLimits, admissionListeners, clientIp, routes);
+					rejectionHandler, adaptiveLimits, admissionListeners, settlement, clientIp, routes);
 		}
 
 		@Bean
@@ -131,9 +137,10 @@ public final class RateLimitWebFluxAutoConfiguration {
 		RateLimitWebFilter rateLimitWebFilter(RateLimitRules rules, RateLimiter limiter, RateLimitHeaders headers,
 				ReactiveRateLimitRejectionHandler rejectionHandler, RateLimitProperties properties,
 				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits,
-				ObjectProvider<AdmissionListener> admissionListeners, ClientIp clientIp, ServerRouteLookup routes) {
+				ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<CostSettlement> settlement,
+				ClientIp clientIp, ServerRouteLookup routes) {
 			return filter(RulePhase.AFTER_AUTHENTICATION, properties.getFilter().getOrder(), rules, limiter, headers,
-					rejectionHandler, adaptiveLimits, admissionListeners, clientIp, routes);
+					rejectionHandler, adaptiveLimits, admissionListeners, settlement, clientIp, routes);
 		}
 
 	}

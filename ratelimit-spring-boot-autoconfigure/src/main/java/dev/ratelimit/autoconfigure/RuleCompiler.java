@@ -24,6 +24,7 @@ import dev.ratelimit.InvalidRateLimitConfigurationException;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.RateLimitPolicy.Field;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyRule;
 import dev.ratelimit.adaptive.AdaptiveSettings;
@@ -34,6 +35,8 @@ import dev.ratelimit.redis.RedisKeys;
 import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.CostResolver;
 import dev.ratelimit.rule.CountWhen;
+import dev.ratelimit.rule.SettleResponse;
+import dev.ratelimit.rule.SettleSource;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.Periods;
 import dev.ratelimit.rule.RateLimitRule;
@@ -50,6 +53,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.http.HttpHeaders;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
@@ -340,12 +344,79 @@ public final class RuleCompiler {
 			}
 			tierKey = key(prefix + ".tier-key", rule.getTierKey(), apiKeyHeader);
 		}
+		CountWhen countWhen = countWhen(prefix + ".count-when", rule.getCountWhen());
 		return new RateLimitRule(name, match(prefix + ".match", rule.getMatch()),
 				key(prefix + ".key", rule.getKey(), apiKeyHeader), policy, tiers, tierKey,
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
 				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct,
-				countWhen(prefix + ".count-when", rule.getCountWhen()),
-				waiting(prefix, algorithm, rule), sync(prefix, algorithm, rule, policy), exceptions);
+				countWhen, waiting(prefix, algorithm, rule), sync(prefix, algorithm, rule, policy), exceptions,
+				settle(prefix, rule, policy, countWhen));
+	}
+
+	/**
+	 * Compiles {@code settle}: its source, {@link SettleSource#code()} for a rule with a cost of its own that may be
+	 * settled from code, or {@code null} for a rule whose cost is known before the request runs.
+	 * @throws InvalidRateLimitRuleException naming the property for a source that is neither a header nor a template,
+	 * invalid SpEL or a template that gives something else than a number, an algorithm that cannot be settled, and
+	 * {@code count-when} beside it
+	 */
+	private static @Nullable SettleSource settle(String prefix, RateLimitProperties.Rule rule, RateLimitPolicy policy,
+			@Nullable CountWhen countWhen) {
+		String text = rule.getSettle();
+		boolean ownCost = !rule.getCost().trim().equals("1");
+		if (text == null || text.isBlank()) {
+			// a cost of its own is an estimate that the handler may settle from code
+			return (ownCost && countWhen == null && Settlement.supports(policy)) ? SettleSource.code() : null;
+		}
+		String property = prefix + ".settle";
+		if (!Settlement.supports(policy)) {
+			throw new InvalidRateLimitRuleException(property, policy.algorithm().configName() + " cannot be settled"
+					+ " after the response", "Use algorithm gcra, token-bucket, leaky-bucket, fixed-window (or a"
+							+ " calendar) or sliding-window-counter, or remove settle");
+		}
+		if (countWhen != null) {
+			throw new InvalidRateLimitRuleException(property, "settle and count-when both change what an admitted"
+					+ " request counts when it ends", "Remove count-when (a request that settles 0 units gives its"
+							+ " estimate back), or remove settle");
+		}
+		SettleSource source;
+		try {
+			source = SettleSource.parse(text);
+		}
+		catch (ParseException ex) {
+			throw new InvalidRateLimitRuleException(property, "'" + text + "' is not a valid SpEL template: "
+					+ ex.getMessage(), "Fix the expression, e.g. #{headers.getFirst('X-Usage-Tokens')}");
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitRuleException(property, ex.getMessage(), "Use header:<Name>, e.g."
+					+ " header:X-Usage-Tokens, or a SpEL template over the response (status, headers), e.g."
+					+ " #{headers.getFirst('X-Usage-Tokens')}");
+		}
+		checkUnits(property, text, source);
+		return source;
+	}
+
+	/**
+	 * Evaluates a settle template for a typical response (200, a usage header) and refuses one that gives something
+	 * else than a number. One that throws there may still work for other responses, so only a result of the wrong type
+	 * fails start-up.
+	 */
+	private static void checkUnits(String property, String text, SettleSource source) {
+		Object value;
+		try {
+			HttpHeaders headers = new HttpHeaders();
+			headers.add("X-Usage-Tokens", "1");
+			value = source.evaluate(new SettleResponse(200,
+					HttpHeaders.readOnlyHttpHeaders(headers)));
+		}
+		catch (RuntimeException ex) {
+			return;
+		}
+		if (value != null && !(value instanceof Number) && !(value instanceof CharSequence)) {
+			throw new InvalidRateLimitRuleException(property, "'" + text + "' gives " + value.getClass().getSimpleName()
+					+ ", not a number of units", "Write an expression that gives the units, e.g."
+							+ " #{headers.getFirst('X-Usage-Tokens')}");
+		}
 	}
 
 	/**
@@ -643,6 +714,7 @@ public final class RuleCompiler {
 		notForAdaptive(prefix + ".key", !rule.getKey().trim().equals("ip"));
 		notForAdaptive(prefix + ".on-store-failure", rule.getOnStoreFailure() != StoreFailureMode.LOCAL);
 		notForAdaptive(prefix + ".count-when", rule.getCountWhen().hasConditions());
+		notForAdaptive(prefix + ".settle", rule.getSettle() != null);
 		notForAdaptive(prefix + ".max-wait", rule.getMaxWait() != null && !rule.getMaxWait().isZero());
 		RateLimitProperties.Adaptive adaptive = rule.getAdaptive();
 		int min = (adaptive.getMinLimit() != null) ? adaptive.getMinLimit() : AdaptiveSettings.DEFAULT_MIN_LIMIT;
@@ -777,6 +849,10 @@ public final class RuleCompiler {
 		}
 		if (compiled.countWhen() != null) {
 			line.append(", counts only ").append(compiled.countWhen());
+		}
+		if (compiled.settle() != null && !compiled.settle().isCodeOnly()) {
+			// a rule with a cost of its own may be settled from code too, which is no setting of its own to show
+			line.append(", settled from ").append(compiled.settle());
 		}
 		if (compiled.waiting().waits()) {
 			line.append(", waits up to ").append(Periods.format(compiled.waiting().maxWait())).append(" (")

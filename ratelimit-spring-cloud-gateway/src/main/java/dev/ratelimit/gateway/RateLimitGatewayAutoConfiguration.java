@@ -7,6 +7,7 @@ import dev.ratelimit.ClientIp;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimit.autoconfigure.RateLimitWebFluxAutoConfiguration;
+import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.reactive.ReactiveRateLimitRejectionHandler;
@@ -52,10 +53,13 @@ public final class RateLimitGatewayAutoConfiguration {
 	RateLimitGatewayFilterFactory rateLimitGatewayFilterFactory(RateLimiter limiter, RateLimitRules rules,
 			RateLimitHeaders headers, ReactiveRateLimitRejectionHandler rejectionHandler,
 			ObjectProvider<AdmissionListener> admissionListeners, ObjectProvider<ClientIp> clientIp,
-			ServerRouteLookup routes) {
+			ServerRouteLookup routes, ObjectProvider<CostSettlement> settlement) {
 		List<AdmissionListener> listeners = admissionListeners.orderedStream().toList();
-		return new RateLimitGatewayFilterFactory(limiter, new GatewayRuleChecks(rules), headers, rejectionHandler,
-				AdmissionListener.composite(listeners), clientIp.getIfAvailable(() -> ClientIp.DEFAULT), routes);
+		RateLimitGatewayFilterFactory factory = new RateLimitGatewayFilterFactory(limiter,
+				new GatewayRuleChecks(rules), headers, rejectionHandler, AdmissionListener.composite(listeners),
+				clientIp.getIfAvailable(() -> ClientIp.DEFAULT), routes);
+		factory.setCostSettlement(settlement.getIfAvailable());
+		return factory;
 	}
 
 }

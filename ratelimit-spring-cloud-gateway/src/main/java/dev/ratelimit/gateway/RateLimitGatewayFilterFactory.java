@@ -14,11 +14,16 @@ import dev.ratelimit.lease.LeaseRelease;
 import dev.ratelimit.observation.RateLimitObservationAware;
 import dev.ratelimit.observation.RateLimitObservations;
 import dev.ratelimit.observation.ReactorObservations;
+import dev.ratelimit.rule.CostSettlement;
+import dev.ratelimit.web.AdmissionSteps;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.reactive.ConnectionEventLoop;
+import dev.ratelimit.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.web.reactive.ReactiveRateLimitRejectionHandler;
 import dev.ratelimit.web.reactive.ServerRateLimitRequest;
 import dev.ratelimit.web.reactive.ServerRouteLookup;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
@@ -54,6 +59,8 @@ import org.springframework.web.server.ServerWebExchange;
  */
 public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<RateLimitGatewayFilterFactory.Config> implements RateLimitObservationAware {
 
+	private static final Log logger = LogFactory.getLog(RateLimitGatewayFilterFactory.class);
+
 	private final RateLimiter limiter;
 
 	private RateLimitObservations observations = RateLimitObservations.NONE;
@@ -69,6 +76,8 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 	private final ClientIp clientIp;
 
 	private final ServerRouteLookup routes;
+
+	private @Nullable CostSettlement settlement;
 
 	RateLimitGatewayFilterFactory(RateLimiter limiter, GatewayRuleChecks checks, RateLimitHeaders headers,
 			ReactiveRateLimitRejectionHandler rejectionHandler, AdmissionListener admissionListener, ClientIp clientIp,
@@ -90,6 +99,15 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 	@Override
 	public void setObservations(RateLimitObservations observations) {
 		this.observations = observations;
+	}
+
+	/**
+	 * Sets what settles the cost of requests whose rules know it only after the response, e.g. from a header the
+	 * upstream answers with ({@code settle: header:X-Usage-Tokens}; none by default: their estimates stand).
+	 * @param settlement the cost settlement
+	 */
+	public void setCostSettlement(@Nullable CostSettlement settlement) {
+		this.settlement = settlement;
 	}
 
 	@Override
@@ -160,12 +178,20 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 				LeaseRelease.releaseDeniedAsync(this.limiter, verdict);
 				return this.rejectionHandler.reject(exchange, verdict);
 			}
-			if (!this.admissionListener.wants(verdict)) {
+			boolean listened = this.admissionListener.wants(verdict);
+			boolean settles = AdmissionSteps.settles(this.settlement, verdict, logger);
+			if (!listened && !settles) {
 				return chain.filter(exchange);
 			}
-			// ended on an event loop: its callbacks release and refund without blocking
+			// ended on an event loop: its callbacks release, refund and settle without blocking
 			Completion completion = Completion.nonBlocking();
-			this.admissionListener.onAdmitted(verdict, completion);
+			if (listened) {
+				this.admissionListener.onAdmitted(verdict, completion);
+			}
+			if (settles) {
+				AdmissionSteps.followSettlement(this.settlement, verdict, completion,
+						RateLimitWebFilter.context(exchange), logger);
+			}
 			return chain.filter(exchange).doFinally((signal) -> ended(completion, signal, response.getStatusCode()));
 		});
 	}

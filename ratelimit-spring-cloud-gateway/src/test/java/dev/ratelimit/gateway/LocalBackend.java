@@ -10,7 +10,8 @@ import com.sun.net.httpserver.HttpServer;
 
 /**
  * A local backend behind the gateway's routes: answers every request 200 {@code backend} as {@code text/plain}, as a
- * Spring controller returning a {@code String} answers.
+ * Spring controller returning a {@code String} answers; a request with {@code ?usage=N} is answered with the header
+ * {@code X-Usage-Tokens: N}, as a language model's API reports its usage.
  */
 final class LocalBackend implements AutoCloseable {
 
@@ -26,6 +27,10 @@ final class LocalBackend implements AutoCloseable {
 			server.createContext("/", (exchange) -> {
 				byte[] body = "backend".getBytes(StandardCharsets.UTF_8);
 				exchange.getResponseHeaders().set("Content-Type", "text/plain;charset=UTF-8");
+				String query = exchange.getRequestURI().getQuery();
+				if (query != null && query.startsWith("usage=")) {
+					exchange.getResponseHeaders().set("X-Usage-Tokens", query.substring(6));
+				}
 				exchange.sendResponseHeaders(200, body.length);
 				try (OutputStream out = exchange.getResponseBody()) {
 					out.write(body);

@@ -4,6 +4,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.ratelimit.rule.QuotaUsage;
+import dev.ratelimit.rule.RateLimitUsage;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -93,6 +95,16 @@ class RateLimitGatewayIntegrationTests {
 		assertThat(http.get("/costly/a", alice).statusCode()).isEqualTo(429);
 		assertThat(http.get("/costly/a", Map.of("X-Client", "bob")).statusCode()).as("another key's quota")
 			.isEqualTo(200);
+	}
+
+	@Test
+	void routeFilterSettlesTheEstimateFromTheUpstreamsUsageHeader() {
+		Map<String, String> carol = Map.of("X-Client", "carol");
+		assertThat(TestHttp.header(http.get("/tokens/a?usage=7", carol), "RateLimit"))
+			.as("the estimate, reserved").startsWith("\"gw-tokens\";r=999900;");
+		RateLimitUsage usage = gateway.getBean(RateLimitUsage.class);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(
+				() -> assertThat(usage.of("gw-tokens", "carol").map(QuotaUsage::used).orElseThrow()).isEqualTo(7));
 	}
 
 	@Test

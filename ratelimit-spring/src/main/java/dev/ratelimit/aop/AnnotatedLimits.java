@@ -14,6 +14,7 @@ import java.util.zip.CRC32;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimited;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.Periods;
 import dev.ratelimit.rule.RateLimitRule;
@@ -47,9 +48,20 @@ record AnnotatedLimits(List<Limit> limits, List<String> adaptive, @Nullable Fall
 	 * @param cost the cost expression, or {@code null}
 	 * @param fixedCost the cost when it is a constant, else 0
 	 * @param shadow whether it only observes
+	 * @param settle the expression over {@code #result} that gives the units the call really cost, or {@code null}
 	 */
 	record Limit(@Nullable String rule, RateLimitPolicy policy, @Nullable Expression key,
-			@Nullable Expression cost, long fixedCost, boolean shadow) {
+			@Nullable Expression cost, long fixedCost, boolean shadow, @Nullable Expression settle) {
+	}
+
+	/** Returns whether an annotation settles its cost from the call's value. */
+	boolean settles() {
+		for (Limit limit : this.limits) {
+			if (limit.settle() != null) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -151,7 +163,13 @@ record AnnotatedLimits(List<Limit> limits, List<String> adaptive, @Nullable Fall
 			if (rule.distinct() != null) {
 				throw notDistinct(where + " (rule)");
 			}
-			return new Limit(rule.name(), rule.policy(), key, cost, fixedCost, annotation.shadow());
+			if (rule.countWhen() != null && !annotation.settle().isBlank()) {
+				throw new InvalidRateLimitRuleException(where + " (settle)", "rule '" + rule.name() + "' has"
+						+ " count-when, and both would change what a call counts when it ends",
+						"Remove settle, or count-when from the rule");
+			}
+			return new Limit(rule.name(), rule.policy(), key, cost, fixedCost, annotation.shadow(),
+					settle(annotation, rule.policy(), where));
 		}
 		if (annotation.algorithm() == Algorithm.DISTINCT) {
 			throw notDistinct(where + " (algorithm)");
@@ -172,12 +190,25 @@ record AnnotatedLimits(List<Limit> limits, List<String> adaptive, @Nullable Fall
 		try {
 			RateLimitPolicy policy = new RateLimitPolicy(name, annotation.algorithm(), annotation.limit(), period,
 					annotation.burst(), false);
-			return new Limit(null, policy, key, cost, fixedCost, annotation.shadow());
+			return new Limit(null, policy, key, cost, fixedCost, annotation.shadow(),
+					settle(annotation, policy, where));
 		}
 		catch (RateLimitPolicy.InvalidPolicyException ex) {
 			throw new InvalidRateLimitRuleException(where + " (" + ex.field().name().toLowerCase(Locale.ROOT) + ")",
 					ex.getMessage(), "Fix the annotation's " + ex.field().name().toLowerCase(Locale.ROOT) + " attribute");
 		}
+	}
+
+	private static @Nullable Expression settle(RateLimited annotation, RateLimitPolicy policy, String where) {
+		if (annotation.settle().isBlank()) {
+			return null;
+		}
+		if (!Settlement.supports(policy)) {
+			throw new InvalidRateLimitRuleException(where + " (settle)", policy.algorithm().configName()
+					+ " cannot be settled after the call", "Use algorithm gcra, token-bucket, leaky-bucket, fixed-window"
+							+ " or sliding-window-counter, or remove settle");
+		}
+		return expression(annotation.settle(), where + " (settle)");
 	}
 
 	private static @Nullable Expression expression(String text, String where) {

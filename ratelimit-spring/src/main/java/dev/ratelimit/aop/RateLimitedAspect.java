@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.AdmissionListener;
@@ -27,6 +28,7 @@ import dev.ratelimit.lease.LeaseRelease;
 import dev.ratelimit.observation.RateLimitObservationAware;
 import dev.ratelimit.observation.RateLimitObservations;
 import dev.ratelimit.rule.CostResolver;
+import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMode;
@@ -91,6 +93,8 @@ public class RateLimitedAspect implements RateLimitObservationAware {
 
 	/** Limits the calls that return a {@code Mono} or a {@code Flux}; {@code null} without Reactor. */
 	private final @Nullable ReactiveCalls reactive;
+
+	private @Nullable CostSettlement settlement;
 
 	/**
 	 * @param limiter the limiter
@@ -184,6 +188,15 @@ public class RateLimitedAspect implements RateLimitObservationAware {
 		}
 	}
 
+	/**
+	 * Sets what settles the cost of calls whose annotations settle it from their value ({@code settle}; none by
+	 * default: their estimates stand).
+	 * @param settlement the cost settlement
+	 */
+	public void setCostSettlement(@Nullable CostSettlement settlement) {
+		this.settlement = settlement;
+	}
+
 	@Around("@within(dev.ratelimit.RateLimited) || @annotation(dev.ratelimit.RateLimited)"
 			+ " || @within(dev.ratelimit.RateLimited.List) || @annotation(dev.ratelimit.RateLimited.List)")
 	public @Nullable Object limit(ProceedingJoinPoint call) throws Throwable {
@@ -196,7 +209,9 @@ public class RateLimitedAspect implements RateLimitObservationAware {
 			FallbackMethod fallback = limits.fallback();
 			return this.reactive.limit(call.proceed(), limits.adaptive(), "call of " + method.getName(),
 					(request) -> checks(call, method, targetClass, limits, request),
-					(fallback != null) ? (denial) -> fallback(call, fallback, denial) : null);
+					(fallback != null) ? (denial) -> fallback(call, fallback, denial) : null,
+					(verdict) -> ResultSettlement.of(this.settlement, limits, verdict,
+							() -> evaluationContext(call, method, targetClass)));
 		}
 		AdaptiveAdmission admission = this.adaptiveLimits.admitNamed(limits.adaptive(), "call of " + method.getName());
 		if (admission != null && admission.denial() != null) {
@@ -238,7 +253,34 @@ public class RateLimitedAspect implements RateLimitObservationAware {
 			}
 			return denied(call, limits, new RateLimitExceededException(verdict));
 		}
-		return proceed(call, admission, verdict, this.admissionListener.wants(verdict));
+		ResultSettlement settles = ResultSettlement.of(this.settlement, limits, verdict,
+				() -> evaluationContext(call, method, targetClass));
+		Object result = proceed(call, admission, verdict, this.admissionListener.wants(verdict));
+		if (settles != null) {
+			if (result instanceof CompletionStage<?> stage) {
+				stage.whenComplete((value, failure) -> {
+					if (failure == null) {
+						settles.report(value);
+					}
+					// on whatever thread completed the stage: the settlement is sent, not waited for
+					settles.end(true);
+				});
+			}
+			else {
+				settles.report(result);
+				settles.end(false);
+			}
+		}
+		return result;
+	}
+
+	/** Makes the evaluation context of a call's expressions: its arguments ({@code #name}, {@code #p0}) and beans. */
+	private MethodBasedEvaluationContext evaluationContext(ProceedingJoinPoint call, Method method,
+			Class<?> targetClass) {
+		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(call.getTarget(),
+				specific(method, targetClass), call.getArgs(), PARAMETER_NAMES);
+		context.setBeanResolver(this.beanResolver);
+		return context;
 	}
 
 	/** Answers a denied call: its fallback's value when it has one, else the denial is thrown. */
@@ -264,9 +306,7 @@ public class RateLimitedAspect implements RateLimitObservationAware {
 		MethodBasedEvaluationContext context = null;
 		for (AnnotatedLimits.Limit limit : limits.limits()) {
 			if ((limit.key() != null || limit.cost() != null) && context == null) {
-				context = new MethodBasedEvaluationContext(call.getTarget(), specific(method, targetClass),
-						call.getArgs(), PARAMETER_NAMES);
-				context.setBeanResolver(this.beanResolver);
+				context = evaluationContext(call, method, targetClass);
 			}
 			checks.add(check(limit, request, context));
 		}

@@ -83,19 +83,36 @@ final class ReactiveCalls {
 	 * @param what names the call in an adaptive denial
 	 * @param checks makes the call's checks for the request it runs in
 	 * @param fallback answers a denied subscription, or {@code null} to signal the denial as an error
+	 * @param settles makes the settlement of an admitted subscription from its values, or gives {@code null}
 	 * @return a publisher of the same type that evaluates the limits on subscription
 	 */
 	@Nullable Object limit(@Nullable Object publisher, List<String> adaptive, String what,
-			Function<@Nullable RateLimitRequest, List<RateLimitCheck>> checks, @Nullable Fallback fallback) {
+			Function<@Nullable RateLimitRequest, List<RateLimitCheck>> checks, @Nullable Fallback fallback,
+			Function<Verdict, @Nullable ResultSettlement> settles) {
 		if (publisher instanceof Mono<?> mono) {
 			return Mono.deferContextual((context) -> admitOrFallBack(context, adaptive, what, checks, fallback)
-				.flatMap((admitted) -> admitted.follow(mono)));
+				.flatMap((admitted) -> admitted.follow(settled(mono, admitted, settles))));
 		}
 		if (publisher instanceof Flux<?> flux) {
 			return Flux.deferContextual((context) -> admitOrFallBack(context, adaptive, what, checks, fallback)
-				.flatMapMany((admitted) -> admitted.follow(flux)));
+				.flatMapMany((admitted) -> admitted.follow(settled(flux, admitted, settles))));
 		}
 		return publisher;
+	}
+
+	/** Reports each value of an admitted subscription to its settlement, which settles when it terminates. */
+	private static <T> Mono<T> settled(Mono<T> mono, Admitted admitted,
+			Function<Verdict, @Nullable ResultSettlement> settles) {
+		ResultSettlement settlement = (admitted.verdict() != null) ? settles.apply(admitted.verdict()) : null;
+		return (settlement != null)
+				? mono.doOnNext(settlement::report).doFinally((signal) -> settlement.end(true)) : mono;
+	}
+
+	private static <T> Flux<T> settled(Flux<T> flux, Admitted admitted,
+			Function<Verdict, @Nullable ResultSettlement> settles) {
+		ResultSettlement settlement = (admitted.verdict() != null) ? settles.apply(admitted.verdict()) : null;
+		return (settlement != null)
+				? flux.doOnNext(settlement::report).doFinally((signal) -> settlement.end(true)) : flux;
 	}
 
 	/**
@@ -109,7 +126,7 @@ final class ReactiveCalls {
 			return admission;
 		}
 		return admission.onErrorResume(RateLimitExceededException.class,
-				(denial) -> Mono.just(new Admitted(null, () -> fallback.answer(denial))));
+				(denial) -> Mono.just(new Admitted(null, () -> fallback.answer(denial), null)));
 	}
 
 	private Mono<Admitted> admit(ContextView context, List<String> adaptive, String what,
@@ -188,7 +205,7 @@ final class ReactiveCalls {
 	private Admitted admitted(@Nullable AdaptiveAdmission admission, Verdict verdict) {
 		boolean listened = this.admissionListener.wants(verdict);
 		if (!listened && admission == null) {
-			return new Admitted(null, null);
+			return new Admitted(null, null, verdict);
 		}
 		// ended by a publisher's signal, on whatever thread emits it: its callbacks must not block
 		Completion completion = Completion.nonBlocking();
@@ -198,7 +215,7 @@ final class ReactiveCalls {
 		if (listened) {
 			this.admissionListener.onAdmitted(verdict, completion);
 		}
-		return new Admitted(completion, null);
+		return new Admitted(completion, null, verdict);
 	}
 
 	/** Ends, as aborted, what a verdict that arrived after its subscriber left admitted. */
@@ -238,8 +255,10 @@ final class ReactiveCalls {
 	 * needs to hear of it
 	 * @param fallback calls the fallback of a denied subscription, whose publisher is followed instead of the
 	 * method's; {@code null} when admitted
+	 * @param verdict the verdict that admitted it; {@code null} for a denied one
 	 */
-	private record Admitted(@Nullable Completion completion, @Nullable FallbackCall fallback) {
+	private record Admitted(@Nullable Completion completion, @Nullable FallbackCall fallback,
+			@Nullable Verdict verdict) {
 
 		@SuppressWarnings("unchecked")
 		private <P> @Nullable P fallback(Class<P> type) throws Throwable {

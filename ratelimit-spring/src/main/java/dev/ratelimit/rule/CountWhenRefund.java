@@ -2,13 +2,11 @@ package dev.ratelimit.rule;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.AdmissionListener;
 import dev.ratelimit.Completion;
 import dev.ratelimit.Completion.Outcome;
 import dev.ratelimit.Consumption;
-import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
@@ -86,28 +84,8 @@ public final class CountWhenRefund implements AdmissionListener {
 		if (refunds.isEmpty()) {
 			return;
 		}
-		if (completion.isNonBlocking()) {
-			// on a thread that must not block: sent, and a failure logged when it completes
-			CompletableFuture<List<Decision>> refunded;
-			try {
-				refunded = this.limiter.refundAsync(refunds);
-			}
-			catch (RuntimeException ex) {
-				refunded = CompletableFuture.failedFuture(ex);
-			}
-			refunded.whenComplete((result, ex) -> {
-				if (ex != null) {
-					notRefunded(refunds, ex);
-				}
-			});
-			return;
-		}
-		try {
-			this.limiter.refund(refunds);
-		}
-		catch (RuntimeException ex) {
-			notRefunded(refunds, ex);
-		}
+		AfterEnd.call(completion.isNonBlocking(), () -> this.limiter.refundAsync(refunds),
+				() -> this.limiter.refund(refunds), (ex) -> notRefunded(refunds, ex));
 	}
 
 	private static void notRefunded(List<Consumption> refunds, Throwable ex) {

@@ -38,12 +38,14 @@ import org.jspecify.annotations.Nullable;
  * when the shared store decides it exactly (the default)
  * @param exceptions the policy per subject that has an exception (its own limit, the rule's algorithm, period and
  * policy name), which replaces the rule's policy and the tier's for that subject; see {@link #exceptionPolicy}
+ * @param settle where the cost of an admitted request is found when it ends ({@code settle}; its {@code cost} is then
+ * an estimate, settled by {@link CostSettlement}), or {@code null} when the cost is known before it runs
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
 		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
 		@Nullable CountWhen countWhen, RuleWaiting waiting, @Nullable SyncSettings sync,
-		Map<String, RateLimitPolicy> exceptions) {
+		Map<String, RateLimitPolicy> exceptions, @Nullable SettleSource settle) {
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
@@ -55,6 +57,16 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		if (phase == RulePhase.AUTO) {
 			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
 		}
+	}
+
+	/** Creates a rule whose cost is known before the request runs (no {@code settle}). */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
+			@Nullable CountWhen countWhen, RuleWaiting waiting, @Nullable SyncSettings sync,
+			Map<String, RateLimitPolicy> exceptions) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, distinct, countWhen,
+				waiting, sync, exceptions, null);
 	}
 
 	/**
@@ -92,6 +104,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		builder.waiting = this.waiting;
 		builder.sync = this.sync;
 		builder.exceptions = this.exceptions;
+		builder.settle = this.settle;
 		return builder;
 	}
 
@@ -239,6 +252,8 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 
 		private Map<String, RateLimitPolicy> exceptions = Map.of();
 
+		private @Nullable SettleSource settle;
+
 		private Builder(String name, RateLimitPolicy policy) {
 			this.name = name;
 			this.policy = policy;
@@ -335,13 +350,22 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		}
 
 		/**
+		 * Sets where the cost of an admitted request is found when it ends, or {@code null} when it is known before it
+		 * runs (the default).
+		 */
+		public Builder settle(@Nullable SettleSource settle) {
+			this.settle = settle;
+			return this;
+		}
+
+		/**
 		 * Returns the rule.
 		 * @throws IllegalArgumentException when the components do not fit together (see the record's constructor)
 		 */
 		public RateLimitRule build() {
 			return new RateLimitRule(this.name, this.match, this.key, this.policy, this.tiers, this.tierKey, this.cost,
 					this.mode, this.onStoreFailure, this.phase, this.status, this.distinct, this.countWhen, this.waiting,
-					this.sync, this.exceptions);
+					this.sync, this.exceptions, this.settle);
 		}
 
 	}

@@ -6,6 +6,8 @@ import dev.ratelimit.RateLimitRequest;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveAdmission;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
+import dev.ratelimit.rule.CostSettlement;
+import dev.ratelimit.rule.SettleReport;
 import dev.ratelimit.rule.RulePhase;
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +71,41 @@ public final class AdmissionSteps {
 		}
 		catch (RuntimeException ex) {
 			logger.error("An admission listener failed; the request proceeds", ex);
+		}
+	}
+
+	/**
+	 * Returns whether an admitted request consumed units that are settled after the response.
+	 * @param settlement the cost settlement, or {@code null} without one
+	 * @param verdict the verdict that admitted the request
+	 * @param logger where a failure is logged
+	 * @return whether it did ({@code false} when the check failed)
+	 */
+	public static boolean settles(@Nullable CostSettlement settlement, Verdict verdict, Log logger) {
+		try {
+			return settlement != null && settlement.wants(verdict);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Settling the cost of a request failed; it keeps its estimate", ex);
+			return false;
+		}
+	}
+
+	/**
+	 * Follows an admitted request to its end to settle its cost.
+	 * @param settlement the cost settlement
+	 * @param verdict the verdict that admitted it
+	 * @param completion ends with the request
+	 * @param report what the request reports when it ends
+	 * @param logger where a failure is logged
+	 */
+	public static void followSettlement(CostSettlement settlement, Verdict verdict, Completion completion,
+			SettleReport report, Log logger) {
+		try {
+			settlement.follow(verdict, completion, report);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Settling the cost of a request failed; it keeps its estimate", ex);
 		}
 	}
 

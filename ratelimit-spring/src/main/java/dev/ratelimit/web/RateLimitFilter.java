@@ -14,10 +14,12 @@ import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.lease.LeaseRelease;
 import dev.ratelimit.observation.RateLimitObservationAware;
 import dev.ratelimit.observation.RateLimitObservations;
+import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMatcher;
 import dev.ratelimit.rule.RulePhase;
+import dev.ratelimit.rule.SettleResponse;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -27,6 +29,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -35,7 +38,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * matching rate rules, write headers, then continue or reject (a rejected request gives its places back). With Spring
  * Security, two instances apply the rules of one {@link RulePhase} each, before and after authentication; the later
  * one merges its verdict with the earlier one's. What must happen when an admitted request ends (its places given
- * back, the {@link AdmissionListener}'s callbacks) runs once through the request's {@link RequestCompletion}.
+ * back, the {@link AdmissionListener}'s callbacks, the cost of rules settled after the response) runs once through
+ * the request's {@link RequestCompletion}. The filter never wraps the request or the response, so a streamed body
+ * reaches the client as it is flushed.
  * <p>
  * A request admitted with a {@link Verdict#delay() delay} (a rule's {@code max-wait}) waits for its slot without a
  * thread ({@link DelayedRequest}) and proceeds in an asynchronous dispatch at its slot; each rule lets at most its
@@ -71,6 +76,8 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 	private final WaitingRoom waitingRoom = new WaitingRoom();
 
 	private RateLimitObservations observations = RateLimitObservations.NONE;
+
+	private @Nullable CostSettlement settlement;
 
 	/**
 	 * Creates a filter for every rule.
@@ -149,6 +156,15 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 	@Override
 	public void setObservations(RateLimitObservations observations) {
 		this.observations = observations;
+	}
+
+	/**
+	 * Sets what settles the cost of requests whose rules know it only after the response (none by default: their
+	 * estimates stand).
+	 * @param settlement the cost settlement
+	 */
+	public void setCostSettlement(@Nullable CostSettlement settlement) {
+		this.settlement = settlement;
 	}
 
 	/**
@@ -269,7 +285,8 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 	private void proceed(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
 			@Nullable Verdict verdict, @Nullable AdaptiveAdmission admission) throws IOException, ServletException {
 		boolean listened = verdict != null && AdmissionSteps.wanted(this.admissionListener, verdict, logger);
-		if (admission != null || listened) {
+		boolean settles = verdict != null && AdmissionSteps.settles(this.settlement, verdict, logger);
+		if (admission != null || listened || settles) {
 			Completion completion = RequestCompletion.of(request);
 			if (admission != null) {
 				completion.onEnd(admission::release);
@@ -277,8 +294,31 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 			if (listened) {
 				AdmissionSteps.admitted(this.admissionListener, verdict, completion, logger);
 			}
+			if (settles) {
+				AdmissionSteps.followSettlement(this.settlement, verdict, completion, context(request, response),
+						logger);
+			}
 		}
 		RequestCompletion.proceed(request, response, chain);
+	}
+
+	/** Returns the request's {@link RateLimitContext}, made with a view of its response when it has none yet. */
+	private static RateLimitContext context(HttpServletRequest request, HttpServletResponse response) {
+		if (request.getAttribute(RateLimitContext.ATTRIBUTE) instanceof RateLimitContext existing) {
+			return existing;
+		}
+		RateLimitContext context = new RateLimitContext(() -> settleResponse(response));
+		request.setAttribute(RateLimitContext.ATTRIBUTE, context);
+		return context;
+	}
+
+	/** Reads a response's status and headers as they are, for a rule's {@code settle} source. */
+	private static SettleResponse settleResponse(HttpServletResponse response) {
+		HttpHeaders headers = new HttpHeaders();
+		for (String name : response.getHeaderNames()) {
+			headers.addAll(name, List.copyOf(response.getHeaders(name)));
+		}
+		return new SettleResponse(response.getStatus(), HttpHeaders.readOnlyHttpHeaders(headers));
 	}
 
 	private @Nullable RateLimitRule rule(String name) {

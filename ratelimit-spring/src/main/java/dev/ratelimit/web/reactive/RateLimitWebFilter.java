@@ -18,11 +18,14 @@ import dev.ratelimit.lease.LeaseRelease;
 import dev.ratelimit.observation.RateLimitObservationAware;
 import dev.ratelimit.observation.RateLimitObservations;
 import dev.ratelimit.observation.ReactorObservations;
+import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RuleMatcher;
 import dev.ratelimit.rule.RulePhase;
+import dev.ratelimit.rule.SettleResponse;
 import dev.ratelimit.web.AdmissionSteps;
+import dev.ratelimit.web.RateLimitContext;
 import dev.ratelimit.web.RateLimitHeaders;
 import dev.ratelimit.web.WaitingRoom;
 import io.micrometer.observation.Observation;
@@ -32,6 +35,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.server.ServerWebExchange;
@@ -50,7 +54,8 @@ import org.springframework.web.util.DisconnectedClientHelper;
  * {@link Mono#delay}; a client that goes away while it waits cancels the reservation. An admitted request is followed
  * to its end (completed, failed or cancelled) by a {@link Completion#nonBlocking() non-blocking} {@link Completion}:
  * its concurrency leases are released with {@link RateLimiter#releaseAsync} and the units that {@code count-when}
- * does not count refunded with {@link RateLimiter#refundAsync}. A failing store, resolver or listener never fails the
+ * does not count refunded with {@link RateLimiter#refundAsync}, and the cost of rules settled after the response
+ * settled with {@link RateLimiter#settleAsync} (see {@link RateLimitContext#from}). A failing store, resolver or listener never fails the
  * request: it is admitted unchecked and the failure logged.
  */
 public class RateLimitWebFilter implements WebFilter, Ordered, RateLimitObservationAware {
@@ -91,6 +96,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered, RateLimitObservat
 
 	private RateLimitObservations observations = RateLimitObservations.NONE;
 
+	private @Nullable CostSettlement settlement;
+
 	/**
 	 * Creates a filter.
 	 * @param rules the rules
@@ -128,6 +135,15 @@ public class RateLimitWebFilter implements WebFilter, Ordered, RateLimitObservat
 	@Override
 	public void setObservations(RateLimitObservations observations) {
 		this.observations = observations;
+	}
+
+	/**
+	 * Sets what settles the cost of requests whose rules know it only after the response (none by default: their
+	 * estimates stand).
+	 * @param settlement the cost settlement
+	 */
+	public void setCostSettlement(@Nullable CostSettlement settlement) {
+		this.settlement = settlement;
 	}
 
 	@Override
@@ -290,7 +306,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered, RateLimitObservat
 	private Mono<Void> proceed(ServerWebExchange exchange, WebFilterChain chain, @Nullable Verdict verdict,
 			@Nullable AdaptiveAdmission admission) {
 		boolean listened = verdict != null && AdmissionSteps.wanted(this.admissionListener, verdict, logger);
-		if (admission == null && !listened) {
+		boolean settles = verdict != null && AdmissionSteps.settles(this.settlement, verdict, logger);
+		if (admission == null && !listened && !settles) {
 			return chain.filter(exchange);
 		}
 		Completion completion = Completion.nonBlocking();
@@ -300,12 +317,27 @@ public class RateLimitWebFilter implements WebFilter, Ordered, RateLimitObservat
 		if (listened) {
 			AdmissionSteps.admitted(this.admissionListener, verdict, completion, logger);
 		}
+		if (settles) {
+			AdmissionSteps.followSettlement(this.settlement, verdict, completion, context(exchange), logger);
+		}
 		return chain.filter(exchange)
 			.doOnSuccess((done) -> completion.end(Outcome.COMPLETED, status(exchange), null))
 			.doOnError((ex) -> completion.end(
 					DisconnectedClientHelper.isClientDisconnectedException(ex) ? Outcome.ABORTED : Outcome.FAILED,
 					(ex instanceof ErrorResponse error) ? error.getStatusCode().value() : 500, ex))
 			.doOnCancel(() -> completion.end(Outcome.ABORTED, status(exchange), null));
+	}
+
+	/**
+	 * Returns the request's {@link RateLimitContext}, made with a view of its response when it has none yet (shared
+	 * with the gateway's filter).
+	 * @param exchange the exchange
+	 * @return the context
+	 */
+	public static RateLimitContext context(ServerWebExchange exchange) {
+		return (RateLimitContext) exchange.getAttributes()
+			.computeIfAbsent(RateLimitContext.ATTRIBUTE, (name) -> new RateLimitContext(() -> new SettleResponse(
+					status(exchange), HttpHeaders.readOnlyHttpHeaders(exchange.getResponse().getHeaders()))));
 	}
 
 	private static Integer status(ServerWebExchange exchange) {

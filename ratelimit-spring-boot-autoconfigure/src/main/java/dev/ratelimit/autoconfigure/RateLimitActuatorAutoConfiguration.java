@@ -14,7 +14,9 @@ import dev.ratelimit.actuate.RateLimitSyncMetrics;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import dev.ratelimit.actuate.RedisMemoryMetrics;
+import dev.ratelimit.actuate.RateLimitListsAdmin;
 import dev.ratelimit.actuate.TopOffenders;
+import dev.ratelimit.lists.AccessListRepository;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.redis.RedisMemoryMonitor;
 import dev.ratelimit.redis.RedisRateLimitStore;
@@ -69,10 +71,14 @@ public final class RateLimitActuatorAutoConfiguration {
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter,
 				ObjectProvider<StoreStatus> status, RuleOverrideRepository overrides,
 				ObjectProvider<TopOffenders> offenders, RateLimitStore store,
-				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits, ObjectProvider<ClientIp> clientIp) {
+				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits, ObjectProvider<ClientIp> clientIp,
+				ObjectProvider<AccessListRepository> listRepository, RateLimitProperties properties) {
+			AccessListRepository repository = listRepository.getIfUnique();
+			RateLimitListsAdmin lists = (repository != null) ? new RateLimitListsAdmin(rules, rules.lists(), repository,
+					properties.getLists().getMaxEntries()) : null;
 			return new RateLimitsEndpoint(rules, limiter, status.getIfUnique(StoreStatus::local), store, overrides,
 					offenders.getIfAvailable(), storeName(store), adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
-					clientIp.getIfAvailable(() -> ClientIp.DEFAULT));
+					clientIp.getIfAvailable(() -> ClientIp.DEFAULT), lists);
 		}
 
 		@Bean

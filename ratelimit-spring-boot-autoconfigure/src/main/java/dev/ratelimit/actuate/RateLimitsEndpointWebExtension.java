@@ -101,7 +101,7 @@ public class RateLimitsEndpointWebExtension {
 	@WriteOperation
 	public WebEndpointResponse<Object> addException(@Selector String rule, @Selector String section,
 			@Nullable String subject, @Nullable Long limit, @Nullable String entry, @Nullable String ttl,
-			@Nullable List<String> rules, SecurityContext securityContext) {
+			@Nullable String rules, SecurityContext securityContext) {
 		RateLimitListsAdmin lists = this.endpoint.lists();
 		boolean listed = RateLimitsEndpoint.LISTS.equals(rule) && lists != null
 				&& !RateLimitsEndpoint.EXCEPTIONS.equals(section);
@@ -113,13 +113,24 @@ public class RateLimitsEndpointWebExtension {
 		}
 		try {
 			if (listed) {
-				return new WebEndpointResponse<>(lists.add(section, entry, ttl, rules, who(securityContext)));
+				return new WebEndpointResponse<>(lists.add(section, entry, ttl, ruleNames(rules), who(securityContext)));
 			}
 			return orNotFound(this.endpoint.addException(rule, section, subject, limit));
 		}
 		catch (RateLimitsEndpoint.InvalidOverrideException ex) {
 			return badRequest(ex);
 		}
+	}
+
+	/**
+	 * The rules of an allow entry: Actuator reads a write's body as strings, so a JSON array ({@code ["api", "login"]})
+	 * arrives joined with commas by {@link ListsRequestBodyAdvice}, and the same comma-separated form may be sent.
+	 */
+	private static @Nullable List<String> ruleNames(@Nullable String rules) {
+		if (rules == null) {
+			return null;
+		}
+		return Arrays.stream(rules.split(",")).map(String::trim).filter((rule) -> !rule.isEmpty()).toList();
 	}
 
 	/** Who made a change, for the log: the authenticated principal's name when there is one. */

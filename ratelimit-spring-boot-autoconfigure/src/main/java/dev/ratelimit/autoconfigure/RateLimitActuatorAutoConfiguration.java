@@ -14,6 +14,7 @@ import dev.ratelimit.actuate.RateLimitSyncMetrics;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import dev.ratelimit.actuate.RedisMemoryMetrics;
+import dev.ratelimit.actuate.ListsRequestBodyAdvice;
 import dev.ratelimit.actuate.RateLimitListsAdmin;
 import dev.ratelimit.actuate.TopOffenders;
 import dev.ratelimit.lists.AccessListRepository;
@@ -33,6 +34,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -91,6 +93,21 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
 			return new RateLimitsEndpointWebExtension(endpoint);
+		}
+
+		/** Lets the lists' writes take {@code "rules"} as a JSON array on Spring MVC. */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+		@ConditionalOnClass(name = { "org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter",
+				"tools.jackson.databind.json.JsonMapper" })
+		static class ServletListsConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean
+			ListsRequestBodyAdvice rateLimitListsRequestBodyAdvice() {
+				return new ListsRequestBodyAdvice();
+			}
+
 		}
 
 	}

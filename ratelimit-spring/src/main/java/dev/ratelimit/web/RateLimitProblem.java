@@ -121,6 +121,7 @@ public final class RateLimitProblem {
 	 */
 	public static RateLimitProblem listed(ListDenial denial, String path) {
 		ProblemDetail problem = ProblemDetail.forStatus(denial.status());
+		problem.setType(URI.create("about:blank"));
 		problem.setInstance(URI.create(path));
 		problem.setDetail("Requests of this client are refused.");
 		problem.setProperty(VIOLATED_POLICIES, List.of(denial.rule()));

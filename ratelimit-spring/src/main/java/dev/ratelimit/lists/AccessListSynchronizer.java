@@ -68,8 +68,9 @@ public class AccessListSynchronizer implements SmartLifecycle {
 		}
 	}
 
-	/** Reads the version, and the lists when it moved since the last read. */
+	/** Reads the version, and the lists when it moved since the last read; subscribes first if not yet done. */
 	void checkVersion() {
+		subscribe();
 		try {
 			if (this.repository.version() != this.version) {
 				synchronize();
@@ -95,12 +96,34 @@ public class AccessListSynchronizer implements SmartLifecycle {
 			container.addMessageListener((message, pattern) -> executor.execute(this::synchronize),
 					new ChannelTopic(this.channel));
 			container.afterPropertiesSet();
-			container.start();
 			this.container = container;
 		}
 		long millis = Math.max(10, this.interval.toMillis());
+		// subscribed before the application is ready, so that it hears every change from then on; an application
+		// starts while Redis is down (the failure is logged) and subscribes at a later version check
+		subscribe();
 		executor.execute(this::synchronize);
 		executor.scheduleWithFixedDelay(this::checkVersion, millis, millis, TimeUnit.MILLISECONDS);
+	}
+
+	/** Subscribes to changes unless subscribed; a failure is retried at the next version check. */
+	private void subscribe() {
+		RedisMessageListenerContainer container = this.container;
+		if (container == null || container.isRunning()) {
+			return;
+		}
+		try {
+			container.start();
+		}
+		catch (RuntimeException ex) {
+			try {
+				container.stop();
+			}
+			catch (RuntimeException stopping) {
+				ex.addSuppressed(stopping);
+			}
+			logger.debug("Could not subscribe to rate limit list changes; trying again in " + this.interval, ex);
+		}
 	}
 
 	@Override

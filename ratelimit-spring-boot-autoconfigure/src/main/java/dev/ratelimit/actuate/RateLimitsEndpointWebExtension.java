@@ -58,9 +58,12 @@ public class RateLimitsEndpointWebExtension {
 			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String entry,
 			SecurityContext securityContext) {
 		RateLimitListsAdmin lists = this.endpoint.lists();
-		if (RateLimitsEndpoint.LISTS.equals(rule) && key.length == 1 && lists != null) {
+		// WebFlux hands the remaining segments with the first selector's ([lists, deny]), Spring MVC without ([deny])
+		String list = (key.length == 1) ? key[0]
+				: (key.length == 2 && key[0].equals(rule)) ? key[1] : null;
+		if (RateLimitsEndpoint.LISTS.equals(rule) && list != null && lists != null) {
 			try {
-				return orNotFound(lists.remove(key[0], entry, who(securityContext)));
+				return orNotFound(lists.remove(list, entry, who(securityContext)));
 			}
 			catch (RateLimitsEndpoint.InvalidOverrideException ex) {
 				return badRequest(ex);

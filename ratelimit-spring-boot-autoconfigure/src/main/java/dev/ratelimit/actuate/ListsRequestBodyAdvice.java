@@ -4,15 +4,8 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Type;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 
 import jakarta.servlet.http.HttpServletRequest;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.core.MethodParameter;
 import org.springframework.http.HttpHeaders;
@@ -34,8 +27,6 @@ public class ListsRequestBodyAdvice extends RequestBodyAdviceAdapter {
 
 	private static final String HANDLER = "AbstractWebMvcEndpointHandlerMapping$OperationHandler";
 
-	private static final JsonMapper json = JsonMapper.builder().build();
-
 	@Override
 	public boolean supports(MethodParameter parameter, Type targetType,
 			Class<? extends HttpMessageConverter<?>> converterType) {
@@ -48,16 +39,14 @@ public class ListsRequestBodyAdvice extends RequestBodyAdviceAdapter {
 			return false;
 		}
 		HttpServletRequest request = servlet.getRequest();
-		String path = request.getRequestURI();
-		return "POST".equals(request.getMethod()) && (path.endsWith("/ratelimits/" + RateLimitsEndpoint.LISTS + "/allow")
-				|| path.endsWith("/ratelimits/" + RateLimitsEndpoint.LISTS + "/deny"));
+		return "POST".equals(request.getMethod()) && ListsRequestBodies.isListsPath(request.getRequestURI());
 	}
 
 	@Override
 	public HttpInputMessage beforeBodyRead(HttpInputMessage message, MethodParameter parameter, Type targetType,
 			Class<? extends HttpMessageConverter<?>> converterType) throws IOException {
 		byte[] body = message.getBody().readAllBytes();
-		byte[] rewritten = joinArrays(body);
+		byte[] rewritten = ListsRequestBodies.joinArrays(body);
 		return new HttpInputMessage() {
 
 			@Override
@@ -74,36 +63,6 @@ public class ListsRequestBodyAdvice extends RequestBodyAdviceAdapter {
 			}
 
 		};
-	}
-
-	/** Joins each array of strings of a JSON object with commas; anything else is left as it is for Actuator. */
-	static byte[] joinArrays(byte[] body) {
-		JsonNode tree;
-		try {
-			tree = json.readTree(body);
-		}
-		catch (JacksonException ex) {
-			return body;
-		}
-		if (!(tree instanceof ObjectNode object)) {
-			return body;
-		}
-		boolean changed = false;
-		for (Map.Entry<String, JsonNode> field : new ArrayList<>(object.properties())) {
-			JsonNode value = field.getValue();
-			if (value.isArray()) {
-				List<String> items = new ArrayList<>();
-				for (JsonNode item : value) {
-					if (!item.isString()) {
-						return body;
-					}
-					items.add(item.asString());
-				}
-				object.put(field.getKey(), String.join(",", items));
-				changed = true;
-			}
-		}
-		return changed ? json.writeValueAsBytes(object) : body;
 	}
 
 }

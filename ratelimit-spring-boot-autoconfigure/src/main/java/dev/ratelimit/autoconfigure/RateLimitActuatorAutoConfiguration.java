@@ -15,6 +15,7 @@ import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import dev.ratelimit.actuate.RedisMemoryMetrics;
 import dev.ratelimit.actuate.ListsRequestBodyAdvice;
+import dev.ratelimit.actuate.ListsRequestBodyWebFilter;
 import dev.ratelimit.actuate.RateLimitListsAdmin;
 import dev.ratelimit.actuate.TopOffenders;
 import dev.ratelimit.lists.AccessListRepository;
@@ -106,6 +107,20 @@ public final class RateLimitActuatorAutoConfiguration {
 			@ConditionalOnMissingBean
 			ListsRequestBodyAdvice rateLimitListsRequestBodyAdvice() {
 				return new ListsRequestBodyAdvice();
+			}
+
+		}
+
+		/** Lets the lists' writes take {@code "rules"} as a JSON array on WebFlux. */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+		@ConditionalOnClass(name = { "org.springframework.web.server.WebFilter", "tools.jackson.databind.json.JsonMapper" })
+		static class ReactiveListsConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean
+			ListsRequestBodyWebFilter rateLimitListsRequestBodyWebFilter() {
+				return new ListsRequestBodyWebFilter();
 			}
 
 		}

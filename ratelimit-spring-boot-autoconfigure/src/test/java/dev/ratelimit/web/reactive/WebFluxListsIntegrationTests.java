@@ -35,7 +35,7 @@ class WebFluxListsIntegrationTests {
 			assertThat(a.call("POST", "/actuator/ratelimits/lists/deny", "{\"entry\": \"mallory-wf\", \"ttl\": \"2s\"}",
 					Map.of()).statusCode()).isEqualTo(200);
 			assertThat(a.call("POST", "/actuator/ratelimits/lists/allow",
-					"{\"entry\": \"trent-wf\", \"rules\": \"wf-allow\"}", Map.of()).statusCode()).isEqualTo(200);
+					"{\"entry\": \"trent-wf\", \"rules\": [\"wf-allow\"]}", Map.of()).statusCode()).isEqualTo(200);
 			RateLimitLists other = second.getBean(RateLimitLists.class);
 			await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
 				.until(() -> other.runtime(ListKind.DENY).size() == 1 && other.runtime(ListKind.ALLOW).size() == 1);

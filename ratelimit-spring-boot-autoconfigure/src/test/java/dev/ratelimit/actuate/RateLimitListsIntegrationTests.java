@@ -10,6 +10,8 @@ import dev.ratelimit.lists.RateLimitLists;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import dev.ratelimit.web.HttpTestApplication;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +35,8 @@ import static org.awaitility.Awaitility.await;
  * the other instance within the test's bounds.
  */
 class RateLimitListsIntegrationTests {
+
+	private static final Log logger = LogFactory.getLog(RateLimitListsIntegrationTests.class);
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -110,6 +114,7 @@ class RateLimitListsIntegrationTests {
 		await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
 			.until(() -> hello(httpB, "203.0.113.10").statusCode() == 403);
 		long propagated = System.nanoTime() - denied;
+		logger.info("B refused the network " + Duration.ofNanos(propagated).toMillis() + " ms after the POST to A was sent");
 		HttpResponse<String> refused = hello(httpB, "203.0.113.11");
 		assertThat(refused.statusCode()).isEqualTo(403);
 		assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(
@@ -131,6 +136,8 @@ class RateLimitListsIntegrationTests {
 		}
 		Map<String, Long> after = commandStats();
 		long scriptCalls = delta(before, after, "evalsha") + delta(before, after, "eval");
+		logger.info("INFO commandstats over 10 refused and " + admittedRequests + " admitted requests: " + before + " -> "
+				+ after);
 		assertThat(scriptCalls).as("script calls in %s -> %s", before, after).isEqualTo(admittedRequests);
 		// INFO commandstats also counts the commands a script runs: rule hello's gcra.lua runs TIME, GET and SET once
 		// per call, and nothing else moved (no list read, no other command sent by either instance)
@@ -149,6 +156,7 @@ class RateLimitListsIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
 			.until(() -> listsA.denial("probe", "probe", client) == null && listsB.denial("probe", "probe", client) == null);
 		long lapsed = System.nanoTime() - denied;
+		logger.info("The entry lapsed on both instances " + Duration.ofNanos(lapsed).toMillis() + " ms after the POST");
 		assertThat(Duration.ofNanos(lapsed)).as("not before its 5 s").isGreaterThanOrEqualTo(Duration.ofMillis(4_900));
 		assertThat(totalDelta(beforeExpiry, commandStats())).as("no call while it lapsed").isZero();
 		assertThat(hello(httpA, "203.0.113.7").statusCode()).isEqualTo(200);

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.store.RateLimitStoreException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -23,10 +25,12 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * subject's inspection and reset: a subject named {@code exceptions} is inspected only with {@code ?tier=}, and one
  * starting with {@code exceptions/} is not reset through this endpoint. Under {@value RateLimitsEndpoint#LISTS} it
  * adds ({@code POST .../lists/deny}) and removes ({@code DELETE .../lists/deny?entry=...}) entries of the allow and
- * deny lists, logging who did it.
+ * deny lists; each change of a list or of a per-subject exception is logged with who made it.
  */
 @EndpointWebExtension(endpoint = RateLimitsEndpoint.class)
 public class RateLimitsEndpointWebExtension {
+
+	private static final Log logger = LogFactory.getLog(RateLimitsEndpointWebExtension.class);
 
 	private final RateLimitsEndpoint endpoint;
 
@@ -71,7 +75,13 @@ public class RateLimitsEndpointWebExtension {
 		}
 		if (key.length > 1 && RateLimitsEndpoint.EXCEPTIONS.equals(key[0])) {
 			try {
-				return orNotFound(this.endpoint.removeException(rule, Arrays.copyOfRange(key, 1, key.length)));
+				String[] subject = Arrays.copyOfRange(key, 1, key.length);
+				Object removed = this.endpoint.removeException(rule, subject);
+				if (removed != null) {
+					logger.info("Rate limit rule '" + rule + "': the exception of '" + String.join("/", subject)
+							+ "' removed by " + who(securityContext));
+				}
+				return orNotFound(removed);
 			}
 			catch (RateLimitsEndpoint.InvalidOverrideException ex) {
 				return badRequest(ex);
@@ -118,7 +128,12 @@ public class RateLimitsEndpointWebExtension {
 			if (listed) {
 				return new WebEndpointResponse<>(lists.add(section, entry, ttl, ruleNames(rules), who(securityContext)));
 			}
-			return orNotFound(this.endpoint.addException(rule, section, subject, limit));
+			Object exceptions = this.endpoint.addException(rule, section, subject, limit);
+			if (exceptions != null) {
+				logger.info("Rate limit rule '" + rule + "': the exception of '" + subject + "' set to " + limit
+						+ " by " + who(securityContext));
+			}
+			return orNotFound(exceptions);
 		}
 		catch (RateLimitsEndpoint.InvalidOverrideException ex) {
 			return badRequest(ex);

@@ -2,13 +2,8 @@ package dev.ratelimit.gateway;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
-import dev.ratelimit.lists.ListEntry;
-import dev.ratelimit.lists.ListKind;
-import dev.ratelimit.lists.RateLimitLists;
 import dev.ratelimit.test.TestHttp;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -98,26 +93,6 @@ class RateLimitGatewayIntegrationTests {
 		assertThat(http.get("/costly/a", alice).statusCode()).isEqualTo(429);
 		assertThat(http.get("/costly/a", Map.of("X-Client", "bob")).statusCode()).as("another key's quota")
 			.isEqualTo(200);
-	}
-
-	@Test
-	void routeFilterRefusesADeniedSubjectAndLetsAnAllowedOneSkipItsRule() {
-		RateLimitLists lists = gateway.getBean(RateLimitLists.class);
-		lists.replaceRuntime(Map.of(ListKind.DENY, List.of(ListEntry.parse("mallory")), ListKind.ALLOW,
-				List.of(ListEntry.parse("trent").with(Set.of("gw-costly"), 0))));
-		try {
-			HttpResponse<String> refused = http.get("/costly/a", Map.of("X-Client", "mallory"));
-			assertThat(refused.statusCode()).isEqualTo(403);
-			assertThat(TestHttp.header(refused, "Content-Type")).startsWith("application/problem+json");
-			assertThat(refused.body()).contains("\"status\":403", "\"violated-policies\":[\"gw-costly\"]");
-			for (int i = 0; i < 4; i++) {
-				assertThat(http.get("/costly/a", Map.of("X-Client", "trent")).statusCode()).as("gw-costly is skipped")
-					.isEqualTo(200);
-			}
-		}
-		finally {
-			lists.replaceRuntime(Map.of());
-		}
 	}
 
 	@Test

@@ -89,6 +89,16 @@ public final class ClientIp {
 		return literal(value) != null;
 	}
 
+	/**
+	 * Returns the bytes of an IP address literal, read as {@link #isAddress} reads it (never looked up in DNS).
+	 * @param value the value
+	 * @return 4 bytes for IPv4 (also an IPv4-mapped IPv6 address), 16 for IPv6, or {@code null} when it is not an
+	 * address literal
+	 */
+	public static byte @Nullable [] addressBytes(String value) {
+		return literal(value);
+	}
+
 	/** Returns the bytes of an address literal, 4 for IPv4 (also IPv4-mapped IPv6), 16 for IPv6; else null. */
 	private static byte @Nullable [] literal(String address) {
 		String text = address.trim();

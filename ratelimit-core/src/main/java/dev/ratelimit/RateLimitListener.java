@@ -149,6 +149,16 @@ public interface RateLimitListener {
 	default void onFallback(Verdict verdict) {
 	}
 
+	/**
+	 * Called when a request or call was decided by the allow or deny list ({@code ratelimit.lists.*}) rather than by
+	 * a rule: a denied one reached no rule (and no store), an allowed one skipped the rule.
+	 * @param rule the rule whose subject (or client address) the entry matched
+	 * @param subject the subject as the rule's key resolved it; client input, never a metric tag
+	 * @param denied {@code true} for the deny list, {@code false} for the allow list
+	 */
+	default void onListed(String rule, String subject, boolean denied) {
+	}
+
 	/** Returns a listener that calls each of the given listeners. */
 	static RateLimitListener composite(List<RateLimitListener> listeners) {
 		if (listeners.isEmpty()) {
@@ -221,6 +231,13 @@ public interface RateLimitListener {
 			public void onFallback(Verdict verdict) {
 				for (RateLimitListener listener : all) {
 					listener.onFallback(verdict);
+				}
+			}
+
+			@Override
+			public void onListed(String rule, String subject, boolean denied) {
+				for (RateLimitListener listener : all) {
+					listener.onListed(rule, subject, denied);
 				}
 			}
 

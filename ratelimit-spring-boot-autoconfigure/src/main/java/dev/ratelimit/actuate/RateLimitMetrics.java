@@ -28,7 +28,10 @@ import org.jspecify.annotations.Nullable;
  * fallback_allowed, fallback_denied, store_error), one per check; and {@code outcome} refunded, one per admitted check
  * whose units were given back when the request ended with an outcome its rule does not count ({@code count-when}),
  * which was counted as allowed before (so allowed minus refunded is what counted); and {@code outcome} fallback, one
- * per denying check of a {@code @RateLimited} call that its fallback method answered (counted as denied before);</li>
+ * per denying check of a {@code @RateLimited} call that its fallback method answered (counted as denied before);
+ * and {@code outcome} deny_listed, one per request or call the deny list refused (by the rule whose subject or
+ * client network it matched; no other check of it was made), and allow_listed, one per check the allow list let
+ * skip its rule;</li>
  * <li>{@code ratelimit.near.limit} (counter; {@code rule}): an allowed check with at most the threshold of its limit
  * left;</li>
  * <li>{@code ratelimit.store.latency} (timer; {@code result}: success, error): calls to the shared store;</li>
@@ -191,6 +194,11 @@ public class RateLimitMetrics implements RateLimitListener {
 		for (Consumption consumption : refunded) {
 			counter("ratelimit.requests", consumption.policy().name(), "outcome", "refunded").increment();
 		}
+	}
+
+	@Override
+	public void onListed(String rule, String subject, boolean denied) {
+		counter("ratelimit.requests", rule, "outcome", denied ? "deny_listed" : "allow_listed").increment();
 	}
 
 	@Override

@@ -53,6 +53,9 @@ public class RateLimitsEndpoint {
 	/** The path segment after a rule's name under which its per-subject exceptions are read and written. */
 	public static final String EXCEPTIONS = "exceptions";
 
+	/** The name that reads and changes the allow and deny lists rather than a rule. */
+	public static final String LISTS = "lists";
+
 	/** The longest subject an exception may name. */
 	static final int MAX_SUBJECT_LENGTH = 512;
 
@@ -73,6 +76,8 @@ public class RateLimitsEndpoint {
 	private final AdaptiveConcurrencyLimits adaptiveLimits;
 
 	private final ClientIp clientIp;
+
+	private final @Nullable RateLimitListsAdmin lists;
 
 	/** The time a calendar window's end is counted from when the store gives none (it always does). */
 	private static final Clock CLOCK = Clock.systemUTC();
@@ -124,6 +129,26 @@ public class RateLimitsEndpoint {
 	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, StoreStatus status, RateLimitStore store,
 			RuleOverrideRepository overrides, @Nullable TopOffenders offenders, String storeName,
 			AdaptiveConcurrencyLimits adaptiveLimits, ClientIp clientIp) {
+		this(rules, limiter, status, store, overrides, offenders, storeName, adaptiveLimits, clientIp, null);
+	}
+
+	/**
+	 * @param rules the rules
+	 * @param limiter the limiter (resets)
+	 * @param status who decides, the circuit breaker and the deny cache, as shown
+	 * @param store the store, peeked at directly by inspections so that they consume nothing and count in no metric,
+	 * offender view or cache
+	 * @param overrides where overrides are shared
+	 * @param offenders the top offenders, or {@code null}
+	 * @param storeName the store's name as shown
+	 * @param adaptiveLimits the adaptive concurrency limits of this instance
+	 * @param clientIp masks a subject written as an IP address into the client network that rules key
+	 * @param lists the allow and deny lists ({@value #LISTS}), or {@code null} when they cannot be changed here
+	 */
+	public RateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter, StoreStatus status, RateLimitStore store,
+			RuleOverrideRepository overrides, @Nullable TopOffenders offenders, String storeName,
+			AdaptiveConcurrencyLimits adaptiveLimits, ClientIp clientIp, @Nullable RateLimitListsAdmin lists) {
+		this.lists = lists;
 		this.clientIp = clientIp;
 		this.rules = rules;
 		this.limiter = limiter;
@@ -157,13 +182,16 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
-	 * Returns one rule (a rate rule, or an adaptive one), or the top offenders for {@value #OFFENDERS}; {@code null}
-	 * for an unknown rule.
+	 * Returns one rule (a rate rule, or an adaptive one), the top offenders for {@value #OFFENDERS}, or the allow and
+	 * deny lists for {@value #LISTS}; {@code null} for an unknown rule.
 	 */
 	@ReadOperation
 	public @Nullable Object rule(@Selector String name) {
 		if (OFFENDERS.equals(name)) {
 			return offenders();
+		}
+		if (LISTS.equals(name) && this.lists != null) {
+			return this.lists.describe();
 		}
 		Optional<AdaptiveConcurrencyLimit> adaptive = this.adaptiveLimits.get(name);
 		if (adaptive.isPresent()) {
@@ -355,6 +383,14 @@ public class RateLimitsEndpoint {
 		this.overrides.removeException(rule, normalized);
 		reloadExceptions();
 		return exceptions(rule);
+	}
+
+	/**
+	 * Returns the allow and deny lists' operations ({@code POST .../lists/{list}}, {@code DELETE
+	 * .../lists/{list}?entry=}), or {@code null} when this endpoint has none.
+	 */
+	public @Nullable RateLimitListsAdmin lists() {
+		return this.lists;
 	}
 
 	private RateLimitRule knownRule(String rule) {

@@ -1,11 +1,16 @@
 package dev.ratelimit.actuate;
 
+import java.security.Principal;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.store.RateLimitStoreException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -18,10 +23,14 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * invalid override or exception, 503 when the store cannot be reached to inspect or reset a subject. It also routes
  * {@code GET .../{rule}/exceptions} and {@code DELETE .../{rule}/exceptions/{subject}}, which share their paths with a
  * subject's inspection and reset: a subject named {@code exceptions} is inspected only with {@code ?tier=}, and one
- * starting with {@code exceptions/} is not reset through this endpoint.
+ * starting with {@code exceptions/} is not reset through this endpoint. Under {@value RateLimitsEndpoint#LISTS} it
+ * adds ({@code POST .../lists/deny}) and removes ({@code DELETE .../lists/deny?entry=...}) entries of the allow and
+ * deny lists; each change of a list or of a per-subject exception is logged with who made it.
  */
 @EndpointWebExtension(endpoint = RateLimitsEndpoint.class)
 public class RateLimitsEndpointWebExtension {
+
+	private static final Log logger = LogFactory.getLog(RateLimitsEndpointWebExtension.class);
 
 	private final RateLimitsEndpoint endpoint;
 
@@ -50,10 +59,29 @@ public class RateLimitsEndpointWebExtension {
 
 	@DeleteOperation
 	public WebEndpointResponse<Object> reset(@Selector String rule,
-			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String entry,
+			SecurityContext securityContext) {
+		RateLimitListsAdmin lists = this.endpoint.lists();
+		// WebFlux hands the remaining segments with the first selector's ([lists, deny]), Spring MVC without ([deny])
+		String list = (key.length == 1) ? key[0]
+				: (key.length == 2 && key[0].equals(rule)) ? key[1] : null;
+		if (RateLimitsEndpoint.LISTS.equals(rule) && list != null && lists != null) {
+			try {
+				return orNotFound(lists.remove(list, entry, who(securityContext)));
+			}
+			catch (RateLimitsEndpoint.InvalidOverrideException ex) {
+				return badRequest(ex);
+			}
+		}
 		if (key.length > 1 && RateLimitsEndpoint.EXCEPTIONS.equals(key[0])) {
 			try {
-				return orNotFound(this.endpoint.removeException(rule, Arrays.copyOfRange(key, 1, key.length)));
+				String[] subject = Arrays.copyOfRange(key, 1, key.length);
+				Object removed = this.endpoint.removeException(rule, subject);
+				if (removed != null) {
+					logger.info("Rate limit rule '" + rule + "': the exception of '" + String.join("/", subject)
+							+ "' removed by " + who(securityContext));
+				}
+				return orNotFound(removed);
 			}
 			catch (RateLimitsEndpoint.InvalidOverrideException ex) {
 				return badRequest(ex);
@@ -78,15 +106,55 @@ public class RateLimitsEndpointWebExtension {
 		}
 	}
 
+	/**
+	 * Adds a per-subject exception of a rule ({@code POST .../{rule}/exceptions} with {@code subject} and
+	 * {@code limit}), or an entry of the allow or deny list ({@code POST .../lists/{list}} with {@code entry}, and
+	 * optionally {@code ttl} and, for the allow list, {@code rules}).
+	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> addException(@Selector String rule, @Selector String section,
-			@Nullable String subject, @Nullable Long limit) {
+			@Nullable String subject, @Nullable Long limit, @Nullable String entry, @Nullable String ttl,
+			@Nullable String rules, SecurityContext securityContext) {
+		RateLimitListsAdmin lists = this.endpoint.lists();
+		boolean listed = RateLimitsEndpoint.LISTS.equals(rule) && lists != null
+				&& !RateLimitsEndpoint.EXCEPTIONS.equals(section);
+		String misplaced = listed ? ((subject != null) ? "subject" : (limit != null) ? "limit" : null)
+				: (entry != null) ? "entry" : (ttl != null) ? "ttl" : (rules != null) ? "rules" : null;
+		if (misplaced != null) {
+			return badRequest(new RateLimitsEndpoint.InvalidOverrideException("unknown field '" + misplaced
+					+ "'; the fields are " + (listed ? "entry, ttl, rules" : "subject, limit")));
+		}
 		try {
-			return orNotFound(this.endpoint.addException(rule, section, subject, limit));
+			if (listed) {
+				return new WebEndpointResponse<>(lists.add(section, entry, ttl, ruleNames(rules), who(securityContext)));
+			}
+			Object exceptions = this.endpoint.addException(rule, section, subject, limit);
+			if (exceptions != null) {
+				logger.info("Rate limit rule '" + rule + "': the exception of '" + subject + "' set to " + limit
+						+ " by " + who(securityContext));
+			}
+			return orNotFound(exceptions);
 		}
 		catch (RateLimitsEndpoint.InvalidOverrideException ex) {
 			return badRequest(ex);
 		}
+	}
+
+	/**
+	 * The rules of an allow entry: Actuator reads a write's body as strings, so a JSON array ({@code ["api", "login"]})
+	 * arrives joined with commas by {@link ListsRequestBodyAdvice}, and the same comma-separated form may be sent.
+	 */
+	private static @Nullable List<String> ruleNames(@Nullable String rules) {
+		if (rules == null) {
+			return null;
+		}
+		return Arrays.stream(rules.split(",")).map(String::trim).filter((rule) -> !rule.isEmpty()).toList();
+	}
+
+	/** Who made a change, for the log: the authenticated principal's name when there is one. */
+	static String who(SecurityContext securityContext) {
+		Principal principal = securityContext.getPrincipal();
+		return (principal != null) ? "'" + principal.getName() + "'" : "an unauthenticated caller";
 	}
 
 	private static WebEndpointResponse<Object> badRequest(RateLimitsEndpoint.InvalidOverrideException ex) {

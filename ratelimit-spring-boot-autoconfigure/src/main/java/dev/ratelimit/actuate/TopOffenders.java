@@ -60,17 +60,28 @@ public class TopOffenders implements RateLimitListener {
 		// runs on every request: a plain loop that does nothing unless a check denied
 		for (int i = 0; i < verdict.checks().size(); i++) {
 			if (!verdict.decisions().get(i).allowed()) {
-				String rule = verdict.checks().get(i).policy().name();
-				RuleSketch sketch = this.rules.get(rule);
-				if (sketch == null) {
-					if (this.rules.size() >= this.maximumRules) {
-						continue;
-					}
-					sketch = this.rules.computeIfAbsent(rule, (name) -> new RuleSketch());
-				}
-				sketch.add(verdict.checks().get(i).subject(), this.nanoTime.getAsLong());
+				denied(verdict.checks().get(i).policy().name(), verdict.checks().get(i).subject());
 			}
 		}
+	}
+
+	/** A request the deny list refused counts as a denial of the rule whose subject it matched. */
+	@Override
+	public void onListed(String rule, String subject, boolean denied) {
+		if (denied) {
+			denied(rule, subject);
+		}
+	}
+
+	private void denied(String rule, String subject) {
+		RuleSketch sketch = this.rules.get(rule);
+		if (sketch == null) {
+			if (this.rules.size() >= this.maximumRules) {
+				return;
+			}
+			sketch = this.rules.computeIfAbsent(rule, (name) -> new RuleSketch());
+		}
+		sketch.add(subject, this.nanoTime.getAsLong());
 	}
 
 	/** Returns the top offenders of every rule, most denials first. */

@@ -14,7 +14,11 @@ import dev.ratelimit.actuate.RateLimitSyncMetrics;
 import dev.ratelimit.actuate.RateLimitsEndpoint;
 import dev.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import dev.ratelimit.actuate.RedisMemoryMetrics;
+import dev.ratelimit.actuate.ListsRequestBodyAdvice;
+import dev.ratelimit.actuate.ListsRequestBodyWebFilter;
+import dev.ratelimit.actuate.RateLimitListsAdmin;
 import dev.ratelimit.actuate.TopOffenders;
+import dev.ratelimit.lists.AccessListRepository;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.redis.RedisMemoryMonitor;
 import dev.ratelimit.redis.RedisRateLimitStore;
@@ -31,6 +35,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -69,10 +74,14 @@ public final class RateLimitActuatorAutoConfiguration {
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRules rules, RateLimiter limiter,
 				ObjectProvider<StoreStatus> status, RuleOverrideRepository overrides,
 				ObjectProvider<TopOffenders> offenders, RateLimitStore store,
-				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits, ObjectProvider<ClientIp> clientIp) {
+				ObjectProvider<AdaptiveConcurrencyLimits> adaptiveLimits, ObjectProvider<ClientIp> clientIp,
+				ObjectProvider<AccessListRepository> listRepository, RateLimitProperties properties) {
+			AccessListRepository repository = listRepository.getIfUnique();
+			RateLimitListsAdmin lists = (repository != null) ? new RateLimitListsAdmin(rules, rules.lists(), repository,
+					properties.getLists().getMaxEntries()) : null;
 			return new RateLimitsEndpoint(rules, limiter, status.getIfUnique(StoreStatus::local), store, overrides,
 					offenders.getIfAvailable(), storeName(store), adaptiveLimits.getIfAvailable(AdaptiveConcurrencyLimits::none),
-					clientIp.getIfAvailable(() -> ClientIp.DEFAULT));
+					clientIp.getIfAvailable(() -> ClientIp.DEFAULT), lists);
 		}
 
 		@Bean
@@ -85,6 +94,35 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
 			return new RateLimitsEndpointWebExtension(endpoint);
+		}
+
+		/** Lets the lists' writes take {@code "rules"} as a JSON array on Spring MVC. */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+		@ConditionalOnClass(name = { "org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter",
+				"tools.jackson.databind.json.JsonMapper" })
+		static class ServletListsConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean
+			ListsRequestBodyAdvice rateLimitListsRequestBodyAdvice() {
+				return new ListsRequestBodyAdvice();
+			}
+
+		}
+
+		/** Lets the lists' writes take {@code "rules"} as a JSON array on WebFlux. */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+		@ConditionalOnClass(name = { "org.springframework.web.server.WebFilter", "tools.jackson.databind.json.JsonMapper" })
+		static class ReactiveListsConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean
+			ListsRequestBodyWebFilter rateLimitListsRequestBodyWebFilter() {
+				return new ListsRequestBodyWebFilter();
+			}
+
 		}
 
 	}

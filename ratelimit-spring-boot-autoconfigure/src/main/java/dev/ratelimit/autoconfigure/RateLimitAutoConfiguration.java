@@ -18,6 +18,8 @@ import dev.ratelimit.lease.LeaseRelease;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.rule.CostSettlement;
 import dev.ratelimit.rule.CountWhenRefund;
+import dev.ratelimit.lists.AccessListRepository;
+import dev.ratelimit.lists.RateLimitLists;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RateLimitUsage;
 import dev.ratelimit.rule.ResolutionFailures;
@@ -89,10 +91,29 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRules rateLimitRules(RateLimitProperties properties, RuleCompiler rateLimitRuleCompiler,
-			Environment environment, ObjectProvider<RateLimitRulesCustomizer> customizers) {
+			Environment environment, ObjectProvider<RateLimitRulesCustomizer> customizers, RateLimitLists lists) {
 		RateLimitPropertyNames.checkKnown(environment);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(properties.getRules()));
-		return rateLimitRuleCompiler.compile(properties);
+		return rateLimitRuleCompiler.compile(properties).withLists(lists);
+	}
+
+	/**
+	 * This instance's copy of the allow and deny lists ({@code ratelimit.lists.*}, and the entries made at runtime),
+	 * which every adapter consults with the rules, without a store call.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitLists rateLimitLists(RateLimitProperties properties, ObjectProvider<RateLimitListener> listeners,
+			ObjectProvider<Clock> clock) {
+		// the listeners are looked up at the first listed request, so that none of them is created before the rules
+		return ConfiguredLists.compile(properties.getLists(), clock.getIfAvailable(Clock::systemUTC),
+				SingletonSupplier.of(() -> RateLimitListener.composite(listeners.orderedStream().toList())));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AccessListRepository rateLimitAccessListRepository(RateLimitProperties properties, ObjectProvider<Clock> clock) {
+		return AccessListRepository.inMemory(properties.getLists().getMaxEntries(), clock.getIfAvailable(Clock::systemUTC));
 	}
 
 	@Bean

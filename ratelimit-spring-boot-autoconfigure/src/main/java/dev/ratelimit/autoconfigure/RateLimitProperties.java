@@ -89,6 +89,8 @@ public class RateLimitProperties {
 
 	private final Exceptions exceptions = new Exceptions();
 
+	private final Lists lists = new Lists();
+
 	private final Metrics metrics = new Metrics();
 
 	private final Observations observations = new Observations();
@@ -309,6 +311,10 @@ public class RateLimitProperties {
 		return this.exceptions;
 	}
 
+	public Lists getLists() {
+		return this.lists;
+	}
+
 	public Metrics getMetrics() {
 		return this.metrics;
 	}
@@ -453,6 +459,82 @@ public class RateLimitProperties {
 
 		public void setMaxPerRule(int maxPerRule) {
 			this.maxPerRule = maxPerRule;
+		}
+
+	}
+
+	/**
+	 * The allow and deny lists: subjects (as a rule's key resolves them, e.g. a user id or an API key) and client IP
+	 * addresses or CIDR networks (IPv4 and IPv6) that are refused before any rule, or skip the rules.
+	 */
+	public static class Lists {
+
+		/**
+		 * Entries refused before any rule with 'deny-status': subjects, IP addresses or CIDR networks, e.g.
+		 * 203.0.113.0/24. More can be added at runtime through POST /actuator/ratelimits/lists/deny.
+		 */
+		private List<String> deny = new ArrayList<>();
+
+		/**
+		 * Entries that skip every rule: subjects, IP addresses or CIDR networks, e.g. 198.51.100.9. More, also for
+		 * named rules only, can be added at runtime through POST /actuator/ratelimits/lists/allow.
+		 */
+		private List<String> allow = new ArrayList<>();
+
+		/**
+		 * Maximum number of entries of each list, configured and made at runtime each; the actuator refuses more.
+		 */
+		private int maxEntries = 1000;
+
+		/**
+		 * HTTP status of a request the deny list refuses, between 400 and 599.
+		 */
+		private int denyStatus = 403;
+
+		/**
+		 * How often each instance checks that its copy of the runtime entries is current, in case it missed the
+		 * message of a change.
+		 */
+		private Duration refreshInterval = Duration.ofSeconds(10);
+
+		public List<String> getDeny() {
+			return this.deny;
+		}
+
+		public void setDeny(List<String> deny) {
+			this.deny = deny;
+		}
+
+		public List<String> getAllow() {
+			return this.allow;
+		}
+
+		public void setAllow(List<String> allow) {
+			this.allow = allow;
+		}
+
+		public int getMaxEntries() {
+			return this.maxEntries;
+		}
+
+		public void setMaxEntries(int maxEntries) {
+			this.maxEntries = maxEntries;
+		}
+
+		public int getDenyStatus() {
+			return this.denyStatus;
+		}
+
+		public void setDenyStatus(int denyStatus) {
+			this.denyStatus = denyStatus;
+		}
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
 		}
 
 	}

@@ -27,6 +27,10 @@ import dev.ratelimit.resilience.ResilientRateLimiter;
 import dev.ratelimit.resilience.ResilientRateLimiterBuilder;
 import dev.ratelimit.resilience.StoreFailureMode;
 import dev.ratelimit.rule.RateLimitRule;
+import dev.ratelimit.lists.AccessListRepository;
+import dev.ratelimit.lists.AccessListSynchronizer;
+import dev.ratelimit.lists.RateLimitLists;
+import dev.ratelimit.lists.RedisAccessListRepository;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.rule.RedisRuleOverrideRepository;
 import dev.ratelimit.rule.RuleOverrideRepository;
@@ -271,6 +275,27 @@ public final class RateLimitRedisAutoConfiguration {
 	RuleOverrideSynchronizer rateLimitRuleOverrideSynchronizer(RuleOverrideRepository repository, RateLimitRules rules,
 			RateLimitProperties properties) {
 		return new RuleOverrideSynchronizer(repository, rules, properties.getOverrides().getRefreshInterval());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AccessListRepository rateLimitAccessListRepository(LettuceConnectionFactory connectionFactory,
+			RateLimitProperties properties, ObjectProvider<Clock> clock) {
+		return new RedisAccessListRepository(connectionFactory, properties.getKeyPrefix(),
+				properties.getLists().getMaxEntries(), clock.getIfAvailable(Clock::systemUTC)::millis);
+	}
+
+	/**
+	 * Keeps this instance's copy of the lists current: Redis pub/sub on every change, and a version check every
+	 * {@code ratelimit.lists.refresh-interval} for a missed message. Not on the request path.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	AccessListSynchronizer rateLimitAccessListSynchronizer(AccessListRepository repository, RateLimitLists lists,
+			LettuceConnectionFactory connectionFactory, RateLimitProperties properties) {
+		boolean shared = repository instanceof RedisAccessListRepository;
+		return new AccessListSynchronizer(repository, lists, properties.getLists().getRefreshInterval(),
+				shared ? connectionFactory : null, RedisAccessListRepository.channel(properties.getKeyPrefix()));
 	}
 
 	@Bean

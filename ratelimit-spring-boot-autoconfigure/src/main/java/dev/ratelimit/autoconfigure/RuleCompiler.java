@@ -762,8 +762,8 @@ public final class RuleCompiler {
 		catch (RateLimitPolicy.InvalidPolicyException ex) {
 			throw invalid(prefix, ex);
 		}
-		if (name.equals("offenders")) {
-			throw new InvalidRateLimitRuleException(prefix, "'offenders' is reserved by the ratelimits endpoint",
+		if (name.equals("offenders") || name.equals("lists")) {
+			throw new InvalidRateLimitRuleException(prefix, "'" + name + "' is reserved by the ratelimits endpoint",
 					"Rename the rule");
 		}
 	}

@@ -14,12 +14,15 @@ import dev.ratelimit.test.redis.RedisStandaloneTest;
 import dev.ratelimit.web.HttpTestApplication;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -35,6 +38,7 @@ import static org.awaitility.Awaitility.await;
  * {@code search} (ratelimit-http-test.yml) keys by API key, 10 per hour.
  */
 @RedisStandaloneTest
+@ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(classes = HttpTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "spring.config.name=ratelimit-http-test", "management.endpoints.web.exposure.include=*",
 				RuleExceptionsIntegrationTests.REFRESH, RuleExceptionsIntegrationTests.MAX,
@@ -127,7 +131,7 @@ class RuleExceptionsIntegrationTests {
 	}
 
 	@Test
-	void exceptionsAreBoundedPerRuleAndRemovedOneByOne() throws Exception {
+	void exceptionsAreBoundedPerRuleAndRemovedOneByOne(CapturedOutput output) throws Exception {
 		for (String subject : new String[] { "a", "b", "c" }) {
 			assertThat(post("{\"subject\": \"" + subject + "\", \"limit\": 5}").statusCode()).isEqualTo(200);
 		}
@@ -138,6 +142,9 @@ class RuleExceptionsIntegrationTests {
 		assertThat(delete("/actuator/ratelimits/search/exceptions/c").statusCode()).isEqualTo(200);
 		assertThat(delete("/actuator/ratelimits/search/exceptions/c").statusCode()).as("gone").isEqualTo(404);
 		assertThat(post("{\"subject\": \"d\", \"limit\": 5}").statusCode()).isEqualTo(200);
+		assertThat(output).as("each change logged with who made it")
+			.contains("Rate limit rule 'search': the exception of 'c' set to 6 by an unauthenticated caller")
+			.contains("Rate limit rule 'search': the exception of 'c' removed by an unauthenticated caller");
 		HttpResponse<String> configured = delete("/actuator/ratelimits/search/exceptions/vip");
 		assertThat(configured.statusCode()).isEqualTo(400);
 		assertThat(json.readTree(configured.body()).get("reason").asString())

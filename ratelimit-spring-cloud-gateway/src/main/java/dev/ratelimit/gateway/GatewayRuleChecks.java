@@ -6,6 +6,9 @@ import java.util.List;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitRequest;
+import dev.ratelimit.lists.ListDenial;
+import dev.ratelimit.lists.ListDeniedException;
+import dev.ratelimit.lists.RateLimitLists;
 import dev.ratelimit.rule.InvalidRateLimitRuleException;
 import dev.ratelimit.rule.RateLimitRule;
 import dev.ratelimit.rule.RateLimitRules;
@@ -53,16 +56,29 @@ final class GatewayRuleChecks {
 	 * @param names the rule names
 	 * @param request the request
 	 * @param key the key, or {@code null} for each rule's own
-	 * @return the checks (a rule removed since the route was defined, or whose key resolves to nothing, is skipped)
+	 * @return the checks (a rule removed since the route was defined, or whose key resolves to nothing, is skipped; a
+	 * check whose subject or client network the allow list holds for its rule is left out)
+	 * @throws ListDeniedException when the deny list holds a subject or the client's network
 	 */
 	List<RateLimitCheck> checks(List<String> names, RateLimitRequest request, @Nullable String key) {
 		ResolutionFailures failures = this.rules.resolutionFailures();
 		List<RateLimitCheck> checks = new ArrayList<>(names.size());
+		RateLimitLists lists = this.rules.lists();
+		byte[] address = lists.isEmpty() ? null : lists.address(request);
 		for (String name : names) {
 			RateLimitRule rule = this.rules.get(name).orElse(null);
 			RateLimitCheck check = (rule == null) ? null
 					: (key == null) ? rule.check(request, failures)
 							: rule.check(rule.policyFor(request, key, failures), key, cost(rule, request, failures));
+			if (check != null && !lists.isEmpty()) {
+				ListDenial denial = lists.denial(name, check.subject(), address);
+				if (denial != null) {
+					throw new ListDeniedException(denial);
+				}
+				if (lists.allows(name, check.subject(), address)) {
+					continue;
+				}
+			}
 			if (check != null) {
 				checks.add(check);
 			}

@@ -11,6 +11,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.lists.ListDeniedException;
 import dev.ratelimit.observation.RateLimitObservationAware;
 import dev.ratelimit.observation.RateLimitObservations;
 import dev.ratelimit.observation.ReactorObservations;
@@ -128,7 +129,10 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 		return (exchange, chain) -> {
 			Mono<String> key = (keyResolver != null) ? keyResolver.resolve(exchange).defaultIfEmpty("") : Mono.just("");
 			return key.flatMap((resolved) -> checks(exchange, rules, resolved.isEmpty() ? null : resolved))
-				.flatMap((checks) -> limit(exchange, chain, checks));
+				.flatMap((checks) -> limit(exchange, chain, checks))
+				// refused by the deny list before any rule: no store was called
+				.onErrorResume(ListDeniedException.class,
+						(listed) -> this.rejectionHandler.rejectListed(exchange, listed.getDenial()));
 		};
 	}
 
@@ -159,7 +163,13 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 	 */
 	private Mono<List<RateLimitCheck>> checks(ServerWebExchange exchange, List<String> rules, @Nullable String key) {
 		ServerRateLimitRequest request = new ServerRateLimitRequest(exchange, this.clientIp, this.routes);
-		List<RateLimitCheck> checks = this.checks.checks(rules, request, key);
+		List<RateLimitCheck> checks;
+		try {
+			checks = this.checks.checks(rules, request, key);
+		}
+		catch (ListDeniedException ex) {
+			return Mono.error(ex);
+		}
 		return request.needsResolution()
 				? request.resolve().map((resolved) -> this.checks.checks(rules, resolved, key)) : Mono.just(checks);
 	}

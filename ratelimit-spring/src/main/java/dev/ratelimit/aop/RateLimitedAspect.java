@@ -25,6 +25,9 @@ import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.adaptive.AdaptiveLimitExceededException;
 import dev.ratelimit.key.KeyResolvers;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.lists.ListDenial;
+import dev.ratelimit.lists.ListDeniedException;
+import dev.ratelimit.lists.RateLimitLists;
 import dev.ratelimit.observation.RateLimitObservationAware;
 import dev.ratelimit.observation.RateLimitObservations;
 import dev.ratelimit.rule.CostResolver;
@@ -236,7 +239,16 @@ public class RateLimitedAspect implements RateLimitObservationAware {
 	private @Nullable Object limitRates(ProceedingJoinPoint call, Method method, Class<?> targetClass,
 			AnnotatedLimits limits, @Nullable AdaptiveAdmission admission) throws Throwable {
 		RateLimitRequest request = this.currentRequest.get();
-		List<RateLimitCheck> checks = checks(call, method, targetClass, limits, request);
+		List<RateLimitCheck> checks;
+		try {
+			checks = checks(call, method, targetClass, limits, request);
+		}
+		catch (ListDeniedException ex) {
+			if (admission != null) {
+				admission.release(Outcome.REJECTED);
+			}
+			return denied(call, limits, ex);
+		}
 		if (checks.isEmpty()) {
 			// only adaptive rules: no rate to evaluate, nothing to record in the request
 			return proceed(call, admission, NO_RATES, false);
@@ -299,16 +311,33 @@ public class RateLimitedAspect implements RateLimitObservationAware {
 		return fallback.invoke(call.getTarget(), call.getArgs(), denial);
 	}
 
-	/** Makes the checks of a call's rate annotations, for the request it runs in. */
+	/**
+	 * Makes the checks of a call's rate annotations, for the request it runs in, as the allow and deny lists leave
+	 * them (a check the allow list holds is left out).
+	 * @throws ListDeniedException when the deny list holds a subject or the caller's network
+	 */
 	private List<RateLimitCheck> checks(ProceedingJoinPoint call, Method method, Class<?> targetClass,
 			AnnotatedLimits limits, @Nullable RateLimitRequest request) {
 		List<RateLimitCheck> checks = new ArrayList<>(limits.limits().size());
+		RateLimitLists lists = this.rules.lists();
+		byte[] address = lists.isEmpty() ? null : lists.address(request);
 		MethodBasedEvaluationContext context = null;
 		for (AnnotatedLimits.Limit limit : limits.limits()) {
 			if ((limit.key() != null || limit.cost() != null) && context == null) {
 				context = evaluationContext(call, method, targetClass);
 			}
-			checks.add(check(limit, request, context));
+			RateLimitCheck check = check(limit, request, context);
+			if (!lists.isEmpty()) {
+				String rule = (limit.rule() != null) ? limit.rule() : check.policy().name();
+				ListDenial denial = lists.denial(rule, check.subject(), address);
+				if (denial != null) {
+					throw new ListDeniedException(denial);
+				}
+				if (lists.allows(rule, check.subject(), address)) {
+					continue;
+				}
+			}
+			checks.add(check);
 		}
 		return checks;
 	}

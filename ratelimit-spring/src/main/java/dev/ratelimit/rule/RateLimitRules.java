@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.lists.RateLimitLists;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -22,6 +23,8 @@ public final class RateLimitRules {
 
 	private volatile Snapshot snapshot;
 
+	private volatile RateLimitLists lists = RateLimitLists.none();
+
 	/**
 	 * Creates rules whose resolution failures are only logged.
 	 * @param rules the configured rules
@@ -37,6 +40,21 @@ public final class RateLimitRules {
 	public RateLimitRules(List<RateLimitRule> rules, ResolutionFailures resolutionFailures) {
 		this.resolutionFailures = resolutionFailures;
 		this.snapshot = Snapshot.of(rules, Map.of(), Map.of());
+	}
+
+	/** Returns the allow and deny lists that every adapter consults with these rules. */
+	public RateLimitLists lists() {
+		return this.lists;
+	}
+
+	/**
+	 * Sets the allow and deny lists (none by default), once, when the rules are made.
+	 * @param lists the lists
+	 * @return these rules
+	 */
+	public RateLimitRules withLists(RateLimitLists lists) {
+		this.lists = lists;
+		return this;
 	}
 
 	/** Returns where a rule's key, tier key or cost that cannot be resolved is reported. */

@@ -6,6 +6,7 @@ import java.util.List;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.adaptive.AdaptiveLimitExceededException;
 import dev.ratelimit.client.OutboundRateLimitExceededException;
+import dev.ratelimit.lists.ListDeniedException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -36,6 +37,10 @@ public class RateLimitExceptionHandler {
 			throws IOException {
 		if (ex instanceof AdaptiveLimitExceededException adaptive) {
 			this.rejectionHandler.rejectOverloaded(request, response, adaptive.getDenial());
+			return;
+		}
+		if (ex instanceof ListDeniedException listed) {
+			this.rejectionHandler.rejectListed(request, response, listed.getDenial());
 			return;
 		}
 		if (ex instanceof OutboundRateLimitExceededException outbound) {

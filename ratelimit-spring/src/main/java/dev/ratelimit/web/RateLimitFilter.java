@@ -12,6 +12,7 @@ import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveAdmission;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.lists.ListDenial;
 import dev.ratelimit.observation.RateLimitObservationAware;
 import dev.ratelimit.observation.RateLimitObservations;
 import dev.ratelimit.rule.CostSettlement;
@@ -231,9 +232,12 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 		WaitingRoom.Places places = null;
 		boolean proceeds = false;
 		boolean waitsAsynchronously = false;
+		ListDenial listed = null;
 		try {
 			try {
-				List<RateLimitCheck> checks = this.matcher.checksFor(view, this.phase);
+				RuleMatcher.Matched matched = this.matcher.match(view, this.phase);
+				listed = matched.denial();
+				List<RateLimitCheck> checks = matched.checks();
 				places = this.waitingRoom.enter(checks, this::rule);
 				verdict = checks.isEmpty() ? null
 						: this.observations.evaluate(this.limiter, places.checks(), CALLER);
@@ -243,6 +247,12 @@ public class RateLimitFilter extends OncePerRequestFilter implements RateLimitOb
 				// say so loudly.
 				logger.error("Rate limiting failed; the request is admitted unchecked", ex);
 				verdict = null;
+			}
+			if (listed != null) {
+				// refused by the deny list before any rule: no quota was consumed, no store was called
+				RequestCompletion.rejected(request);
+				this.rejectionHandler.rejectListed(request, response, listed);
+				return;
 			}
 			if (verdict != null) {
 				Verdict merged = recordVerdict(request, verdict);

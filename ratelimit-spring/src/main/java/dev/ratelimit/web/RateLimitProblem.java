@@ -10,6 +10,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.DenialStatus;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveDenial;
+import dev.ratelimit.lists.ListDenial;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
@@ -108,6 +109,23 @@ public final class RateLimitProblem {
 		}
 		return answer(path, HttpStatus.TOO_MANY_REQUESTS, QUOTA_EXCEEDED_TYPE, QUOTA_EXCEEDED_TITLE, rules, seconds,
 				reason);
+	}
+
+	/**
+	 * Returns the answer to a request that the deny list refused: {@code ratelimit.lists.deny-status} (403 Forbidden
+	 * by default) of type {@code about:blank}, with the rule whose subject was listed in {@code violated-policies} and
+	 * no {@code Retry-After} (waiting does not help; the entry may lapse, which the client is not told).
+	 * @param denial the denial
+	 * @param path the request path, for {@code instance}
+	 * @return the answer
+	 */
+	public static RateLimitProblem listed(ListDenial denial, String path) {
+		ProblemDetail problem = ProblemDetail.forStatus(denial.status());
+		problem.setType(URI.create("about:blank"));
+		problem.setInstance(URI.create(path));
+		problem.setDetail("Requests of this client are refused.");
+		problem.setProperty(VIOLATED_POLICIES, List.of(denial.rule()));
+		return new RateLimitProblem(problem, null);
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.io.IOException;
 
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveDenial;
+import dev.ratelimit.lists.ListDenial;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -38,6 +39,20 @@ public interface RateLimitRejectionHandler {
 	default void rejectOverloaded(HttpServletRequest request, HttpServletResponse response, AdaptiveDenial denial)
 			throws IOException {
 		ProblemDetailRejectionHandler.overloaded(request, response, denial);
+	}
+
+	/**
+	 * Writes the rejection of a request that the deny list ({@code ratelimit.lists.deny}) refused before any rule was
+	 * checked. By default, 403 Forbidden (or {@code ratelimit.lists.deny-status}) with a problem body
+	 * ({@link RateLimitProblem#listed}) and no {@code Retry-After}.
+	 * @param request the request
+	 * @param response the response
+	 * @param denial the entry that refused it
+	 * @throws IOException when the response cannot be written
+	 */
+	default void rejectListed(HttpServletRequest request, HttpServletResponse response, ListDenial denial)
+			throws IOException {
+		ProblemDetailRejectionHandler.write(response, RateLimitProblem.listed(denial, request.getRequestURI()).problem());
 	}
 
 }

@@ -28,7 +28,7 @@ class RuleScriptsRuntimeHintsTests {
 		try (Stream<Path> files = Files.list(Path.of("src/main/resources", SCRIPTS))) {
 			scripts = files.map((file) -> file.getFileName().toString()).filter((name) -> name.endsWith(".lua")).toList();
 		}
-		assertThat(scripts).contains("save-exception.lua");
+		assertThat(scripts).contains("save-exception.lua", "list-entry.lua");
 		assertThat(scripts).allSatisfy((script) -> assertThat(RuntimeHintsPredicates.resource()
 			.forResource(SCRIPTS + script)).as("a resource hint for %s", script).accepts(hints));
 	}

@@ -15,6 +15,7 @@ import dev.ratelimit.adaptive.AdaptiveAdmission;
 import dev.ratelimit.adaptive.AdaptiveConcurrencyLimits;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.lease.LeaseRelease;
+import dev.ratelimit.lists.ListDenial;
 import dev.ratelimit.observation.RateLimitObservationAware;
 import dev.ratelimit.observation.RateLimitObservations;
 import dev.ratelimit.observation.ReactorObservations;
@@ -184,15 +185,27 @@ public class RateLimitWebFilter implements WebFilter, Ordered, RateLimitObservat
 		}
 		return checks(view, 0).onErrorResume((ex) -> {
 			logger.error("Rate limiting failed; the request is admitted unchecked", ex);
-			return Mono.just(List.of());
-		}).flatMap((checks) -> decide(exchange, chain, checks, admission));
+			return Mono.just(NOT_MATCHED);
+		}).flatMap((matched) -> {
+			ListDenial listed = matched.denial();
+			if (listed != null) {
+				// refused by the deny list before any rule: no quota was consumed, no store was called
+				if (admission != null) {
+					admission.release(Outcome.REJECTED);
+				}
+				return this.rejectionHandler.rejectListed(exchange, listed);
+			}
+			return decide(exchange, chain, matched.checks(), admission);
+		});
 	}
 
+	private static final RuleMatcher.Matched NOT_MATCHED = new RuleMatcher.Matched(List.of(), null);
+
 	/** Finds the checks of the request, resolving first what the matching rules need that takes I/O. */
-	private Mono<List<RateLimitCheck>> checks(ServerRateLimitRequest view, int resolutions) {
-		List<RateLimitCheck> checks = this.matcher.checksFor(view, this.phase);
+	private Mono<RuleMatcher.Matched> checks(ServerRateLimitRequest view, int resolutions) {
+		RuleMatcher.Matched matched = this.matcher.match(view, this.phase);
 		if (!view.needsResolution() || resolutions >= MAX_RESOLUTIONS) {
-			return Mono.just(checks);
+			return Mono.just(matched);
 		}
 		return view.resolve().flatMap((resolved) -> checks(resolved, resolutions + 1));
 	}

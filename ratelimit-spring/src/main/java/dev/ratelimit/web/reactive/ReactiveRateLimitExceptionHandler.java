@@ -3,6 +3,7 @@ package dev.ratelimit.web.reactive;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveLimitExceededException;
+import dev.ratelimit.lists.ListDeniedException;
 import dev.ratelimit.web.RateLimitHeaders;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -43,6 +44,9 @@ public class ReactiveRateLimitExceptionHandler {
 	public Mono<Void> handle(RateLimitExceededException ex, ServerWebExchange exchange) {
 		if (ex instanceof AdaptiveLimitExceededException adaptive) {
 			return this.rejectionHandler.rejectOverloaded(exchange, adaptive.getDenial());
+		}
+		if (ex instanceof ListDeniedException listed) {
+			return this.rejectionHandler.rejectListed(exchange, listed.getDenial());
 		}
 		if (this.headers != null) {
 			// the exchange's verdict when the call recorded it there (merged with the filter's), else the call's own

@@ -2,6 +2,7 @@ package dev.ratelimit.web.reactive;
 
 import dev.ratelimit.Verdict;
 import dev.ratelimit.adaptive.AdaptiveDenial;
+import dev.ratelimit.lists.ListDenial;
 import dev.ratelimit.web.RateLimitProblem;
 import reactor.core.publisher.Mono;
 
@@ -34,6 +35,18 @@ public interface ReactiveRateLimitRejectionHandler {
 	default Mono<Void> rejectOverloaded(ServerWebExchange exchange, AdaptiveDenial denial) {
 		return ProblemDetailReactiveRejectionHandler.write(exchange,
 				RateLimitProblem.overloaded(denial, exchange.getRequest().getPath().value()));
+	}
+
+	/**
+	 * Writes the rejection of a request that the deny list ({@code ratelimit.lists.deny}) refused before any rule was
+	 * checked. By default, 403 Forbidden (or {@code ratelimit.lists.deny-status}) with a problem body.
+	 * @param exchange the exchange
+	 * @param denial the entry that refused it
+	 * @return completes when the response is written
+	 */
+	default Mono<Void> rejectListed(ServerWebExchange exchange, ListDenial denial) {
+		return ProblemDetailReactiveRejectionHandler.write(exchange,
+				RateLimitProblem.listed(denial, exchange.getRequest().getPath().value()));
 	}
 
 }

@@ -134,6 +134,14 @@ public interface RateLimitListener {
 	}
 
 	/**
+	 * Called after admitted checks were settled ({@link RateLimiter#settle}): charged the difference between their
+	 * estimate and their actual cost, or given back the part they did not use.
+	 * @param settled what was settled
+	 */
+	default void onSettle(List<Settlement> settled) {
+	}
+
+	/**
 	 * Called when a denied call was answered by its fallback method ({@code @RateLimited(fallbackMethod = ...)})
 	 * instead of an exception; its verdict was reported to {@link #onVerdict} before, as denied.
 	 * @param verdict the verdict that denied the call (empty when an adaptive concurrency limit denied it)
@@ -199,6 +207,13 @@ public interface RateLimitListener {
 			public void onRefund(List<Consumption> refunded) {
 				for (RateLimitListener listener : all) {
 					listener.onRefund(refunded);
+				}
+			}
+
+			@Override
+			public void onSettle(List<Settlement> settled) {
+				for (RateLimitListener listener : all) {
+					listener.onSettle(settled);
 				}
 			}
 

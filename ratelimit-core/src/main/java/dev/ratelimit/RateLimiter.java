@@ -65,6 +65,15 @@ public interface RateLimiter {
 		return RateLimitStore.now(() -> refund(consumptions));
 	}
 
+	/**
+	 * {@link #settle} without blocking the caller. The default runs {@link #settle} on the calling thread.
+	 * @param settlements the settlements
+	 * @return for each settlement, its check's state after it
+	 */
+	default CompletableFuture<List<Decision>> settleAsync(List<Settlement> settlements) {
+		return RateLimitStore.now(() -> settle(settlements));
+	}
+
 	/** Evaluates a single check. */
 	default Verdict evaluate(RateLimitCheck check) {
 		return evaluate(List.of(check));
@@ -104,6 +113,20 @@ public interface RateLimiter {
 	 */
 	default List<Decision> refund(List<Consumption> consumptions) {
 		throw new UnsupportedOperationException(getClass().getName() + " cannot refund");
+	}
+
+	/**
+	 * Settles requests whose cost is known only after they ran: each admitted check reserved its estimate
+	 * ({@link Verdict#consumptions()}), and is charged the difference to its actual cost (unconditionally: the quota
+	 * may go into debt, and the next requests are then denied until it has recovered) or given back the part it did not
+	 * use; see {@link RateLimitStore#settle}. Call it once per consumption, when the request's cost is known.
+	 * <p>
+	 * The default fails: a limiter that keeps no state cannot settle.
+	 * @param settlements the settlements
+	 * @return for each settlement, its check's state after it (as inspected with cost 0)
+	 */
+	default List<Decision> settle(List<Settlement> settlements) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot settle");
 	}
 
 	/**

@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.EnumSource.Mode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -36,6 +37,14 @@ public abstract class RateLimitStoreContractTests {
 	private RateLimitStore store;
 
 	private String subject;
+
+	/**
+	 * Whether the store charges a settlement of the policy beyond its estimate (a {@code scope: global} window does
+	 * not: it refuses, changing nothing).
+	 */
+	protected boolean chargesAfterTheResponse(RateLimitPolicy policy) {
+		return true;
+	}
 
 	/** Creates the store under test on the given clock. */
 	protected abstract RateLimitStore createStore(MutableClock clock);
@@ -855,6 +864,170 @@ public abstract class RateLimitStoreContractTests {
 		consumed(policy, 2);
 		assertThat(this.store.refund(List.of(april)).get(0).remaining()).isZero();
 		assertThat(one(policy, 1).allowed()).isFalse();
+	}
+
+
+	private Decision settle(Consumption consumption, long actualCost) {
+		return this.store.settle(List.of(new Settlement(consumption, actualCost))).get(0);
+	}
+
+	/**
+	 * A request reserved 2 of 5 and cost 9: the 7 more are charged unconditionally, 4 beyond the quota. The check is
+	 * in debt: even an inspection is denied, with nothing remaining, until its retryAfter (a microsecond before, a
+	 * request of one unit and an inspection are still denied; the state is kept meanwhile); then it has recovered.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class,
+			names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER" })
+	void settleChargesTheDifferenceIntoDebtAndDeniesUntilItHasRecovered(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 5, Duration.ofSeconds(10));
+		// early in a window, so that the windows' debt is not cut short by the window's end
+		this.clock.advanceMicros(10_000_000 - Math.floorMod(this.clock.micros(), 10_000_000) + 1_000);
+		Consumption reserved = consumed(policy, 2);
+		if (!chargesAfterTheResponse(policy)) {
+			assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(() -> settle(reserved, 9));
+			assertThat(peek(policy).remaining()).isEqualTo(3);
+			return;
+		}
+		Decision settled = settle(reserved, 9);
+		// (local views send the charge with their next flush, which this reads at once)
+		assertThat(holdsState(policy, this.subject)).isTrue();
+		assertThat(settled.allowed()).as("in debt: an inspection is denied").isFalse();
+		assertThat(settled.remaining()).isZero();
+		assertThat(settled.retryAfter()).isPositive().isLessThanOrEqualTo(settled.resetAfter());
+		assertThat(one(policy, 1).allowed()).as("the next request is denied").isFalse();
+		long recovery = settled.retryAfter().toNanos() / 1_000;
+		this.clock.advanceMicros(recovery - 1);
+		assertThat(holdsState(policy, this.subject)).as("a key in debt is kept until it has recovered").isTrue();
+		assertThat(peek(policy).allowed()).as("a microsecond before it has recovered").isFalse();
+		assertThat(one(policy, 1).allowed()).as("a microsecond before it has recovered").isFalse();
+		this.clock.advanceMicros(1);
+		assertThat(peek(policy).allowed()).as("recovered").isTrue();
+		Decision next = one(policy, 1);
+		for (int i = 0; i < 20 && !next.allowed(); i++) {
+			this.clock.advanceMicros(next.retryAfter().toNanos() / 1_000);
+			next = one(policy, 1);
+		}
+		assertThat(next.allowed()).as("admits again once recovered").isTrue();
+	}
+
+	/** The units the estimate reserved beyond the actual cost are given back, as a refund of them would. */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class,
+			names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER" })
+	void settleGivesBackTheUnusedPartOfTheEstimate(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 5, Duration.ofMinutes(1));
+		Consumption reserved = consumed(policy, 4);
+		assertThat(one(policy, 2).allowed()).isFalse();
+		Decision settled = settle(reserved, 1);
+		assertThat(settled.allowed()).isTrue();
+		assertThat(settled.remaining()).isEqualTo(4);
+		assertThat(one(policy, 4).allowed()).isTrue();
+		assertThat(one(policy, 1).allowed()).as("no more than the unused units").isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class,
+			names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER" })
+	void settleAtTheEstimateChangesNothing(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 5, Duration.ofMinutes(1));
+		Consumption reserved = consumed(policy, 3);
+		Decision before = peek(policy);
+		assertThat(settle(reserved, 3)).isEqualTo(before);
+		assertThat(peek(policy).remaining()).isEqualTo(2);
+	}
+
+	/**
+	 * A charge of a subject whose state is gone (reset, or expired) charges from an empty state and creates it; a
+	 * refund of nothing is nothing.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class,
+			names = { "GCRA", "TOKEN_BUCKET", "LEAKY_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER" })
+	void settleOfASubjectWithoutStateChargesFromEmptyAndGivesBackNothing(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 5, Duration.ofMinutes(1));
+		Consumption refunded = consumed(policy, 2);
+		this.store.reset(policy, this.subject);
+		assertThat(settle(refunded, 0).remaining()).isEqualTo(5);
+		assumeTrue(chargesAfterTheResponse(policy));
+		// (a scope: global window records a refund in its region entries even without counts, as refund does)
+		assertThat(holdsState(policy, this.subject)).isFalse();
+		Consumption charged = consumed(policy, 1);
+		this.store.reset(policy, this.subject);
+		assertThat(settle(charged, 4).remaining()).as("charged the 3 units beyond the estimate").isEqualTo(2);
+		assertThat(holdsState(policy, this.subject)).isTrue();
+	}
+
+	/** Settlements of several checks, each of its own admission time, in one call: one charged, one given back. */
+	@Test
+	void settleOfSeveralChecksSettlesEach() {
+		RateLimitPolicy gcra = policy(Algorithm.GCRA, 4, Duration.ofMinutes(1));
+		RateLimitPolicy window = RateLimitPolicy.of("contract-other", Algorithm.FIXED_WINDOW, 4, Duration.ofMinutes(1));
+		Consumption first = consumed(gcra, 2);
+		this.clock.advanceMicros(10);
+		Verdict second = admitted(List.of(RateLimitCheck.of(window, this.subject + "-other", 3)));
+		List<Decision> settled = this.store.settle(List.of(new Settlement(first, 4),
+				new Settlement(second.consumptions().get(0), 1)));
+		assertThat(settled).extracting(Decision::remaining).containsExactly(0L, 3L);
+		assertThat(settled).extracting(Decision::allowed).containsExactly(true, true);
+	}
+
+	/** A window's debt is owed to the window the request was admitted in: a later window owes nothing. */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER" })
+	void windowsChargeNothingToALaterWindow(Algorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, 3, Duration.ofSeconds(10));
+		assumeTrue(chargesAfterTheResponse(policy));
+		Consumption old = consumed(policy, 1);
+		this.clock.advance(Duration.ofSeconds(25));
+		Decision settled = settle(old, 50);
+		assertThat(settled.allowed()).isTrue();
+		assertThat(settled.remaining()).isEqualTo(3);
+		assertThat(one(policy, 3).allowed()).isTrue();
+	}
+
+	/**
+	 * The counter charges the window the units were counted in also once it has become the previous one, where the
+	 * debt weighs less as it slides out.
+	 */
+	@Test
+	void slidingWindowCounterChargesThePreviousWindow() {
+		RateLimitPolicy policy = policy(Algorithm.SLIDING_WINDOW_COUNTER, 4, Duration.ofSeconds(10));
+		assumeTrue(chargesAfterTheResponse(policy));
+		this.clock.advanceMicros(10_000_000 - Math.floorMod(this.clock.micros(), 10_000_000));
+		Consumption early = consumed(policy, 1);
+		this.clock.advance(Duration.ofSeconds(15));
+		// the previous window now counts 11 and weighs half: 5 of 4
+		Decision settled = settle(early, 11);
+		assertThat(settled.remaining()).isZero();
+		assertThat(settled.allowed()).as("weighing 5 of 4: in debt").isFalse();
+		this.clock.advance(Duration.ofSeconds(5));
+		assertThat(peek(policy).remaining()).as("the previous window has slid out").isEqualTo(4);
+	}
+
+	/**
+	 * A day quota charged into debt is denied until local midnight, when the next day starts full; a request admitted
+	 * on the day before and settled after midnight owes the new day nothing.
+	 */
+	@Test
+	void calendarDayQuotaInDebtIsDeniedUntilLocalMidnight() {
+		ZoneId berlin = ZoneId.of("Europe/Berlin");
+		RateLimitPolicy policy = RateLimitPolicy.calendar("contract-calendar", 10,
+				CalendarPeriod.of(CalendarPeriod.Unit.DAY, berlin));
+		assumeTrue(chargesAfterTheResponse(policy));
+		long midnight = LocalDateTime.parse("2026-10-26T00:00").atZone(berlin).toEpochSecond() * 1_000_000L;
+		this.clock.setMicros(LocalDateTime.parse("2026-10-25T18:00").atZone(berlin).toEpochSecond() * 1_000_000L);
+		Consumption reserved = consumed(policy, 4);
+		Consumption late = consumed(policy, 1);
+		Decision settled = settle(reserved, 25);
+		assertThat(settled.allowed()).isFalse();
+		assertThat(settled.remaining()).isZero();
+		assertThat(settled.retryAfter().toNanos() / 1_000).isEqualTo(midnight - this.clock.micros());
+		this.clock.setMicros(midnight - 1);
+		assertThat(one(policy, 1).allowed()).as("a microsecond before local midnight").isFalse();
+		this.clock.setMicros(midnight);
+		assertThat(settle(late, 8).remaining()).as("yesterday's request owes the new day nothing").isEqualTo(10);
+		assertThat(one(policy, 10).allowed()).isTrue();
 	}
 
 }

@@ -36,6 +36,25 @@ public record CalendarWindow(CalendarPeriod calendar, long limit) implements Lim
 	}
 
 	/**
+	 * Adds the units to the window the request was admitted in if that is still the current window (or the next one,
+	 * which the clock stepped back out of): to its count if the state holds it, else starting it; a later window owes
+	 * nothing.
+	 */
+	@Override
+	public FixedWindow.@Nullable State charge(FixedWindow.@Nullable State state, long now, long admittedAt,
+			long units) {
+		long admittedWindow = this.calendar.windowStart(admittedAt);
+		if (admittedWindow < this.calendar.windowStart(now)) {
+			return state;
+		}
+		if (state != null && state.windowStart() == admittedWindow) {
+			return new FixedWindow.State(admittedWindow, state.count() + units);
+		}
+		return (state == null || state.windowStart() < admittedWindow) ? new FixedWindow.State(admittedWindow, units)
+				: state;
+	}
+
+	/**
 	 * Takes the units off the window they were counted in, if the state still holds that window and it is not older
 	 * than the window before now's (an older one counts nothing any more; the script knows the boundaries from that
 	 * window on only).

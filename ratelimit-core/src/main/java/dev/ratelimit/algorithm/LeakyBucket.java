@@ -69,6 +69,15 @@ public record LeakyBucket(long intervalMicros, long capacity) implements Reserva
 		return (emptyAt > now) ? new State(emptyAt) : null;
 	}
 
+	/**
+	 * Moves {@code emptyAt} (from now at the earliest) later by {@code units} intervals, past the capacity if it must.
+	 */
+	@Override
+	public @Nullable State charge(@Nullable State state, long now, long admittedAt, long units) {
+		long emptyAt = (state != null) ? Math.max(state.emptyAt(), now) : now;
+		return new State(emptyAt + units * this.intervalMicros);
+	}
+
 	@Override
 	public @Nullable State giveBack(State state, long now, long cost) {
 		long at = state.emptyAt() - cost * this.intervalMicros;

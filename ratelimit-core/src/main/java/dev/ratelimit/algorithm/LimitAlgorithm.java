@@ -34,4 +34,22 @@ public interface LimitAlgorithm<S> {
 		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not refund");
 	}
 
+	/**
+	 * Charges {@code units} more to a request admitted at {@code admittedAtMicros} whose cost turned out higher than it
+	 * reserved: consumed without a limit check, so the state may go beyond its limit (debt), which later decisions
+	 * then pay back. The buckets move their time {@code units} intervals later (from now at the earliest); the windows
+	 * add the units to the window the request was admitted in if that window still counts (a later window owes
+	 * nothing).
+	 * @param state the current state, or {@code null} when the key has none
+	 * @param nowMicros the current time in microseconds
+	 * @param admittedAtMicros when the store admitted the request, in microseconds
+	 * @param units the units to charge, at least 1
+	 * @return the state after the charge, {@code null} when it equals no state
+	 * @throws UnsupportedOperationException for an algorithm that is not charged (sliding window log, concurrency,
+	 * distinct)
+	 */
+	default @Nullable S charge(@Nullable S state, long nowMicros, long admittedAtMicros, long units) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " is not charged after the response");
+	}
+
 }

@@ -35,4 +35,13 @@ public interface Syncable<S> extends LimitAlgorithm<S> {
 		return 0;
 	}
 
+	/**
+	 * Charges as {@link #absorb} takes units admitted elsewhere: into the window of the admission, without a limit
+	 * check.
+	 */
+	@Override
+	default @Nullable S charge(@Nullable S state, long nowMicros, long admittedAtMicros, long units) {
+		return absorb(state, nowMicros, units, windowOf(admittedAtMicros));
+	}
+
 }

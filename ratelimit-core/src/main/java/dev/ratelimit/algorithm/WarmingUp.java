@@ -114,6 +114,29 @@ public record WarmingUp(Algorithm base, long intervalMicros, long capacity, long
 	}
 
 	/**
+	 * Charges as the base algorithm at the key's warmth: {@code at} (from now at the earliest) moves {@code units}
+	 * intervals of the rate in force now later; a cold key becomes warm from now, as an admission would make it.
+	 */
+	@Override
+	public State charge(@Nullable State state, long now, long admittedAt, long units) {
+		boolean cold = cold(state, now);
+		long since = cold ? now : state.since();
+		long at = cold ? now : Math.max(state.at(), now);
+		return new State(at + units * rate(since, now).intervalMicros(), since);
+	}
+
+	/**
+	 * Returns how long a state must be kept: until its quota is whole again and then the warm-up period (a key that
+	 * expired is a cold one).
+	 * @param state the state
+	 * @param now the current time in microseconds
+	 * @return the time to keep it, in microseconds
+	 */
+	public long ttlMicros(State state, long now) {
+		return Math.max(0, state.at() - now) + this.warmUpMicros;
+	}
+
+	/**
 	 * Moves {@code at} back by {@code cost} base intervals, but not before now (which would make a key cold sooner);
 	 * the key keeps its warmth and its expiry. A key whose quota is whole is left as it is.
 	 */

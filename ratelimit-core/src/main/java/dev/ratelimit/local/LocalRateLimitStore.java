@@ -23,12 +23,14 @@ import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.algorithm.Algorithms;
 import dev.ratelimit.algorithm.Concurrency;
 import dev.ratelimit.algorithm.LimitAlgorithm;
 import dev.ratelimit.algorithm.Outcome;
 import dev.ratelimit.algorithm.Reservable;
 import dev.ratelimit.algorithm.Syncable;
+import dev.ratelimit.algorithm.WarmingUp;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.lease.LeaseIds;
 import dev.ratelimit.store.RateLimitStore;
@@ -340,6 +342,75 @@ public class LocalRateLimitStore implements RateLimitStore, SyncBackend {
 				entry.lock.unlock();
 			}
 		}
+	}
+
+	/**
+	 * Settles each consumption under its entry's lock, then inspects the entry, one settlement after the other (as the
+	 * Lua script does): a charge is the reference maths of {@link LimitAlgorithm#charge} (creating the entry when there
+	 * is none, and keeping it at least until the state no longer matters: a key in debt until it has recovered), a
+	 * refund that of {@link #refund}.
+	 */
+	@Override
+	public List<Decision> settle(List<Settlement> settlements) {
+		List<Decision> decisions = new ArrayList<>(settlements.size());
+		for (Settlement settlement : settlements) {
+			if (settlement.charged() > 0) {
+				chargeOne(settlement.consumption(), settlement.charged());
+			}
+			Consumption refund = settlement.refund();
+			if (refund != null) {
+				refundOne(refund);
+			}
+			decisions.add(peek(List.of(settlement.inspection())).get(0));
+		}
+		return decisions;
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private void chargeOne(Consumption consumption, long units) {
+		String key = key(consumption.policy(), consumption.subject());
+		LimitAlgorithm algorithm = Algorithms.of(consumption.policy(), consumption.subject());
+		while (true) {
+			Entry entry = this.entries.get(key, (k) -> new Entry());
+			entry.lock.lock();
+			try {
+				if (live(key, false) != entry) {
+					continue;
+				}
+				long now = this.nowMicros.getAsLong();
+				Object charged = algorithm.charge(entry.state, now, consumption.atMicros(), units);
+				if (charged == null) {
+					entry.state = null;
+					this.entries.asMap().remove(key, entry);
+				}
+				else if (charged != entry.state) {
+					entry.state = charged;
+					long until = now + keepMicros(algorithm, charged, now);
+					entry.expiresAtMicros = Math.max(entry.expiresAtMicros, until);
+					this.entries.asMap().replace(key, entry, entry);
+				}
+				else if (entry.expiresAtMicros == Long.MIN_VALUE) {
+					// a charge that changed nothing (a window that owes nothing) leaves no new entry behind
+					this.entries.asMap().remove(key, entry);
+				}
+				return;
+			}
+			finally {
+				entry.lock.unlock();
+			}
+		}
+	}
+
+	/**
+	 * Returns how long a state must be kept from {@code now}: until its quota is whole again (a warming-up key then
+	 * for its warm-up period more, as an admission keeps it).
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	static long keepMicros(LimitAlgorithm algorithm, Object state, long now) {
+		if (algorithm instanceof WarmingUp warmingUp) {
+			return warmingUp.ttlMicros((WarmingUp.State) state, now);
+		}
+		return Math.max(0, algorithm.apply(state, now, 0).resetAfterMicros());
 	}
 
 	/** Returns an outcome decided at arrival as seen {@code delay} later: its reset that much nearer. */

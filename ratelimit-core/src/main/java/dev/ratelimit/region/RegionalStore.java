@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -20,8 +21,10 @@ import java.util.function.Predicate;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
+import dev.ratelimit.Futures;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.store.StoreNodes;
@@ -343,6 +346,56 @@ public final class RegionalStore implements RateLimitStore, AutoCloseable {
 			}
 			return RegionCounters.decisions(checks, reply);
 		});
+	}
+
+	@Override
+	public List<Decision> settle(List<Settlement> settlements) {
+		return Futures.await(settleAsync(settlements));
+	}
+
+	/**
+	 * Settles the checks of rules without {@code scope: global} in the shared store. A {@code scope: global} rule's
+	 * counts are region entries that only a count with a limit check or a refund changes: its settlements that give
+	 * back are refunds under this region's refund entry, and one that would charge more is refused (the whole call
+	 * fails with an {@link UnsupportedOperationException}, changing nothing).
+	 */
+	@Override
+	public CompletableFuture<List<Decision>> settleAsync(List<Settlement> settlements) {
+		List<Integer> globalIndexes = new ArrayList<>();
+		List<Integer> sharedIndexes = new ArrayList<>();
+		for (int i = 0; i < settlements.size(); i++) {
+			Settlement settlement = settlements.get(i);
+			if (decidesGlobally(settlement.consumption().check())) {
+				if (settlement.charged() > 0) {
+					return CompletableFuture.failedFuture(new UnsupportedOperationException("Rule '"
+							+ settlement.consumption().policy().name() + "' has scope: global, whose counts cannot "
+							+ "be charged after the response (only given back); settle a rule without scope: global"));
+				}
+				globalIndexes.add(i);
+			}
+			else {
+				sharedIndexes.add(i);
+			}
+		}
+		if (globalIndexes.isEmpty()) {
+			return this.store.settleAsync(settlements);
+		}
+		List<Consumption> refunds = globalIndexes.stream()
+			.map((i) -> settlements.get(i).refund())
+			.filter(Objects::nonNull)
+			.toList();
+		CompletableFuture<List<Decision>> refunded = refunds.isEmpty() ? CompletableFuture.completedFuture(List.of())
+				: refundGlobally(refunds);
+		CompletableFuture<List<Decision>> globalDecisions = refunded.thenCompose((ignored) -> decide(
+				globalIndexes.stream().map((i) -> settlements.get(i).inspection()).toList(), false));
+		if (sharedIndexes.isEmpty()) {
+			return globalDecisions;
+		}
+		CompletableFuture<List<Decision>> shared = this.store
+			.settleAsync(sharedIndexes.stream().map(settlements::get).toList());
+		return globalDecisions.thenCombine(shared,
+				(globalDecided, sharedDecided) -> merge(settlements.size(), globalIndexes, globalDecided,
+						sharedIndexes, sharedDecided));
 	}
 
 	@Override

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
@@ -13,6 +15,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.resilience.StoreFailureMode;
@@ -288,30 +291,72 @@ public class ResilientRateLimiter implements RateLimiter, StoreStatus, AutoClose
 
 	private CompletableFuture<List<Decision>> refund(List<Consumption> consumptions,
 			BiFunction<RateLimiter, List<Consumption>, CompletableFuture<List<Decision>>> operation) {
-		if (consumptions.isEmpty()) {
+		return inDecidingStore(consumptions, (consumption) -> consumption, operation, this.listener::onRefund,
+				"Could not refund in the shared store; the units stay consumed there");
+	}
+
+	/**
+	 * Settles in the store that decides now, as {@link #refund} refunds: the shared store while its circuit is closed,
+	 * else this instance's memory (a request admitted just before the circuit changed is settled in the other store:
+	 * its charge or refund there is at most one request's difference). A settlement that fails in the shared store is
+	 * logged and dropped: a refund's units stay consumed (the conservative direction), a charge's are not counted,
+	 * which the WARN says. Denials of the settled subjects that the deny cache remembers are forgotten.
+	 */
+	@Override
+	public List<Decision> settle(List<Settlement> settlements) {
+		return Futures.await(settle(settlements, (limiter, given) -> RateLimitStore.now(() -> limiter.settle(given))));
+	}
+
+	/** {@link #settle} without blocking: the future completes when the store that decides has settled. */
+	@Override
+	public CompletableFuture<List<Decision>> settleAsync(List<Settlement> settlements) {
+		return settle(settlements, RateLimiter::settleAsync);
+	}
+
+	private CompletableFuture<List<Decision>> settle(List<Settlement> settlements,
+			BiFunction<RateLimiter, List<Settlement>, CompletableFuture<List<Decision>>> operation) {
+		boolean charges = settlements.stream().anyMatch((settlement) -> settlement.charged() > 0);
+		return inDecidingStore(settlements, Settlement::consumption, operation, this.listener::onSettle,
+				charges ? null : "Could not settle in the shared store; the units reserved stay consumed there");
+	}
+
+	/**
+	 * Gives back or charges in the store that decides now, forgetting the deny cache's denials of the subjects; a
+	 * failure in the shared store is logged (at DEBUG with {@code lostMessage}, or at WARN when it is {@code null}:
+	 * units were not charged) and answers no decisions.
+	 */
+	private <T> CompletableFuture<List<Decision>> inDecidingStore(List<T> items, Function<T, Consumption> consumption,
+			BiFunction<RateLimiter, List<T>, CompletableFuture<List<Decision>>> operation, Consumer<List<T>> told,
+			@Nullable String lostMessage) {
+		if (items.isEmpty()) {
 			return CompletableFuture.completedFuture(List.of());
 		}
 		if (this.denyCache != null) {
-			// a denial remembered while the refunded units were held may not hold any more
-			for (Consumption consumption : consumptions) {
-				this.denyCache.forget(consumption.policy().name(), consumption.subject());
+			// a denial remembered while the units were held may not hold any more
+			for (T item : items) {
+				this.denyCache.forget(consumption.apply(item).policy().name(), consumption.apply(item).subject());
 			}
 		}
-		if (!this.guards.closed(consumptions.stream()
-			.map((consumption) -> RateLimitCheck.of(consumption.policy(), consumption.subject()))
+		if (!this.guards.closed(items.stream()
+			.map((item) -> RateLimitCheck.of(consumption.apply(item).policy(), consumption.apply(item).subject()))
 			.toList())) {
-			return Futures.start(() -> operation.apply(this.fallback.leaseHolder(), consumptions))
-				.thenApply((decisions) -> {
-					this.listener.onRefund(consumptions);
-					return decisions;
-				});
+			return Futures.start(() -> operation.apply(this.fallback.leaseHolder(), items)).thenApply((decisions) -> {
+				told.accept(items);
+				return decisions;
+			});
 		}
-		return Futures.start(() -> operation.apply(this.store.leaseHolder(), consumptions)).handle((decisions, ex) -> {
+		return Futures.start(() -> operation.apply(this.store.leaseHolder(), items)).handle((decisions, ex) -> {
 			if (ex != null) {
-				logger.debug("Could not refund in the shared store; the units stay consumed there", ex);
+				if (lostMessage != null) {
+					logger.debug(lostMessage, ex);
+				}
+				else {
+					logger.warn("Could not settle in the shared store; the units charged after the response are not "
+							+ "counted there: " + ex.getMessage());
+				}
 				return List.of();
 			}
-			this.listener.onRefund(consumptions);
+			told.accept(items);
 			return decisions;
 		});
 	}

@@ -6,6 +6,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.lease.NoLeases;
@@ -33,7 +34,9 @@ import org.jspecify.annotations.Nullable;
  * concurrency check consumes nothing elsewhere); expired leases are reclaimed by the next admission. {@link #release}
  * and {@link #renew} act on leases one by one;</li>
  * <li>{@link #refund} gives back what an admitted check consumed, as far as it still counts, and never more: see
- * there for what that means per algorithm.</li>
+ * there for what that means per algorithm;</li>
+ * <li>{@link #settle} charges (unconditionally, into debt if need be) or gives back the difference between what a
+ * request reserved and what it cost: see there.</li>
  * <li>a check with a {@link RateLimitCheck#maxWait() maxWait} under an algorithm that
  * {@link Algorithm#supportsReservations() supports reservations} does not deny a request that it could admit within
  * {@code maxWait}: the request is admitted with a {@link Decision#delay() delay}, the longest such wait of its checks
@@ -114,6 +117,48 @@ public interface RateLimitStore {
 	}
 
 	/**
+	 * Settles requests whose cost is known only after they ran: each reserved its estimate ({@code consumption.cost()})
+	 * when it was admitted, and now counts its {@link Settlement#actualCost() actual cost} instead. Each settlement, one
+	 * after the other, at the time of this call:
+	 * <ul>
+	 * <li>charges {@code actualCost - cost} more when that is positive, <strong>unconditionally</strong> (no limit
+	 * check: the work is done), so the quota may go below zero: <em>debt</em>. A check in debt denies every request,
+	 * even an inspection (cost 0) reports {@code allowed = false} and {@code remaining = 0}, until it has recovered,
+	 * its {@code retryAfter} being the time until then; {@code resetAfter} covers the whole recovery, and the store
+	 * keeps the state at least that long (a key in debt never expires before it has recovered). Per algorithm:
+	 * <ul>
+	 * <li>GCRA: the theoretical arrival time moves {@code extra} emission intervals later (from now at the earliest),
+	 * past the tolerance without a cap;</li>
+	 * <li>token bucket: {@code extra} tokens are taken, below zero if need be (the "full at" time moves {@code extra}
+	 * intervals later, from now at the earliest); leaky bucket likewise, above its capacity;</li>
+	 * <li>warm-up variants: as their base algorithm, at the interval in force at the key's warmth (a cold key is
+	 * charged as a cold one, and stays as warm as it was);</li>
+	 * <li>fixed window and calendar window: the count of the window the request was admitted in grows by
+	 * {@code extra}, beyond the limit if need be, if that window is still the current one; a later window owes
+	 * nothing (the debt of a window is paid when it ends);</li>
+	 * <li>sliding window counter: the count of the window the request was admitted in grows by {@code extra}, whether
+	 * it is still the current window or has become the previous one (where it weighs less as it slides out); a window
+	 * older than that owes nothing;</li>
+	 * <li>sliding window log: not settled ({@link Settlement} refuses it).</li>
+	 * </ul>
+	 * A subject without state is charged from an empty state (the charge creates it);</li>
+	 * <li>gives back {@code cost - actualCost} when that is positive, exactly as {@link #refund} gives back a
+	 * consumption of that many units counted at {@code consumption.at()} (a subject without state has nothing to give
+	 * back);</li>
+	 * <li>changes nothing when they are equal.</li>
+	 * </ul>
+	 * Settling the same consumption twice charges or gives back twice: call it once per consumption. A Redis store
+	 * settles a batch in one atomic script call on Redis's clock (in a Cluster, one per hash slot).
+	 * <p>
+	 * The default fails: a store that keeps no state cannot settle.
+	 * @param settlements the settlements
+	 * @return for each settlement, its check's state after it (as inspected with cost 0)
+	 */
+	default List<Decision> settle(List<Settlement> settlements) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot settle");
+	}
+
+	/**
 	 * Cancels the reservation of a request admitted with a {@link Decision#delay() delay} that will not proceed (its
 	 * caller went away): each check of an algorithm that {@link Algorithm#supportsReservations() supports
 	 * reservations} gives back its cost, moving the subject's state back by as many intervals (so the next request
@@ -174,6 +219,15 @@ public interface RateLimitStore {
 	 */
 	default CompletableFuture<List<Decision>> refundAsync(List<Consumption> consumptions) {
 		return now(() -> refund(consumptions));
+	}
+
+	/**
+	 * {@link #settle} without blocking the caller. The default runs {@link #settle} on the calling thread.
+	 * @param settlements the settlements
+	 * @return for each settlement, its check's state after it
+	 */
+	default CompletableFuture<List<Decision>> settleAsync(List<Settlement> settlements) {
+		return now(() -> settle(settlements));
 	}
 
 	/**

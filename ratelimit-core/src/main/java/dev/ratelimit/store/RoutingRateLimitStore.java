@@ -17,6 +17,7 @@ import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.lease.Lease;
 import org.jspecify.annotations.Nullable;
@@ -179,6 +180,17 @@ public final class RoutingRateLimitStore implements RateLimitStore {
 	@Override
 	public List<Decision> refund(List<Consumption> consumptions) {
 		return refundAsync(consumptions).join();
+	}
+
+	@Override
+	public CompletableFuture<List<Decision>> settleAsync(List<Settlement> settlements) {
+		return route(settlements, (settlement) -> settlement.consumption().policy().name(),
+				RateLimitStore::settleAsync);
+	}
+
+	@Override
+	public List<Decision> settle(List<Settlement> settlements) {
+		return settleAsync(settlements).join();
 	}
 
 	@Override

@@ -7,6 +7,7 @@ import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.lease.Lease;
 import java.time.Duration;
@@ -165,6 +166,28 @@ public class StoreRateLimiter implements RateLimiter {
 
 	private List<Decision> refunded(List<Consumption> consumptions, List<Decision> decisions) {
 		this.listener.onRefund(consumptions);
+		return decisions;
+	}
+
+	/** Settles in the store, and tells the listener ({@link RateLimitListener#onSettle}). */
+	@Override
+	public List<Decision> settle(List<Settlement> settlements) {
+		if (settlements.isEmpty()) {
+			return List.of();
+		}
+		return settled(settlements, this.store.settle(settlements));
+	}
+
+	@Override
+	public CompletableFuture<List<Decision>> settleAsync(List<Settlement> settlements) {
+		if (settlements.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		return inStore(() -> this.store.settleAsync(settlements), (decisions) -> settled(settlements, decisions));
+	}
+
+	private List<Decision> settled(List<Settlement> settlements, List<Decision> decisions) {
+		this.listener.onSettle(settlements);
 		return decisions;
 	}
 

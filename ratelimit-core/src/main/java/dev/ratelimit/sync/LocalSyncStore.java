@@ -28,6 +28,7 @@ import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.algorithm.Algorithms;
 import dev.ratelimit.algorithm.LimitAlgorithm;
 import dev.ratelimit.algorithm.Outcome;
@@ -620,6 +621,50 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 		});
 	}
 
+	/**
+	 * Settles local consumptions in their views: a charge is admitted into the view as units of the admission's window
+	 * (sent with the next flush, which the shared store absorbs without a limit check, as the view did), a refund as
+	 * {@link #refund} gives back; the others in the shared store.
+	 */
+	@Override
+	public List<Decision> settle(List<Settlement> settlements) {
+		return settleAsync(settlements).join();
+	}
+
+	@Override
+	public CompletableFuture<List<Decision>> settleAsync(List<Settlement> settlements) {
+		List<Settlement> shared = new ArrayList<>();
+		for (Settlement settlement : settlements) {
+			if (!decidesLocally(settlement.consumption().check())) {
+				shared.add(settlement);
+			}
+		}
+		CompletableFuture<List<Decision>> sharedDecisions = shared.isEmpty()
+				? CompletableFuture.completedFuture(List.of()) : this.store.settleAsync(shared);
+		return sharedDecisions.thenApply((decided) -> {
+			List<Decision> decisions = new ArrayList<>(settlements.size());
+			int next = 0;
+			for (Settlement settlement : settlements) {
+				Consumption consumption = settlement.consumption();
+				if (decidesLocally(consumption.check())) {
+					View view = view(consumption.check());
+					if (settlement.charged() > 0) {
+						view.charge(now(), consumption.atMicros(), settlement.charged());
+						this.dirty.add(view);
+					}
+					else if (settlement.refunded() > 0) {
+						view.refund(now(), consumption.atMicros(), settlement.refunded());
+					}
+					decisions.add(peekLocally(List.of(settlement.inspection()), new View[] { view }).get(0));
+				}
+				else {
+					decisions.add(decided.get(next++));
+				}
+			}
+			return decisions;
+		});
+	}
+
 	@Override
 	public void cancel(List<RateLimitCheck> checks) {
 		this.store.cancel(checks);
@@ -776,6 +821,23 @@ public final class LocalSyncStore implements RateLimitStore, AutoCloseable {
 					this.state = this.algorithm.refund(this.state, now, admittedAt, cost);
 				}
 				// else: already sent; the shared state keeps it (the conservative direction)
+			}
+			finally {
+				unlock();
+			}
+		}
+
+		/**
+		 * A charge of units to a request admitted at {@code admittedAt}: admitted into the view without a limit check,
+		 * as units of the admission's window that the next flush sends.
+		 */
+		void charge(long now, long admittedAt, long units) {
+			lock();
+			try {
+				long window = this.algorithm.windowOf(admittedAt);
+				this.windows.computeIfAbsent(window, (w) -> new long[] { w, 0, 0 })[1] += units;
+				this.unsynchronized += units;
+				this.state = this.algorithm.charge(this.state, now, admittedAt, units);
 			}
 			finally {
 				unlock();

@@ -40,6 +40,12 @@ class RegionalStoreContractTests extends RateLimitStoreContractTests {
 				: this.shared.holds(policy, subject);
 	}
 
+	/** A global rule's counts are given back but not charged after the response (RegionalStore#settleAsync). */
+	@Override
+	protected boolean chargesAfterTheResponse(RateLimitPolicy policy) {
+		return !RegionCounters.supports(policy);
+	}
+
 	@Override
 	protected boolean reservesWhereItDecides() {
 		return false;

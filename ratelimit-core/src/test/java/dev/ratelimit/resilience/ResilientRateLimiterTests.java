@@ -10,6 +10,7 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.resilience.StoreFailureMode;
@@ -57,6 +58,8 @@ class ResilientRateLimiterTests {
 
 	private final List<StateChange> stateChanges = new CopyOnWriteArrayList<>();
 
+	private final List<Settlement> settled = new CopyOnWriteArrayList<>();
+
 	private final ResilientRateLimiter limiter = ResilientRateLimiter.builder(this.primary)
 		.fallbackStore(new LocalRateLimitStore(1_000, this.clock))
 		.circuitBreaker(this.breaker)
@@ -72,12 +75,46 @@ class ResilientRateLimiterTests {
 				ResilientRateLimiterTests.this.stateChanges.add(new StateChange(previous, current, cause));
 			}
 
+			@Override
+			public void onSettle(List<Settlement> settled) {
+				ResilientRateLimiterTests.this.settled.addAll(settled);
+			}
+
 		})
 		.build();
 
 	@AfterEach
 	void stopProbes() {
 		this.limiter.close();
+	}
+
+	/**
+	 * A request admitted in the shared store that cost more than its estimate is charged there into debt: the next
+	 * request is denied, and the listener is told.
+	 */
+	@Test
+	void settleChargesInTheSharedStoreWhileItAnswers() {
+		Verdict admitted = this.limiter.evaluate(RateLimitCheck.of(this.local, "a"));
+		Settlement settlement = new Settlement(admitted.consumptions().get(0), 3);
+		assertThat(this.limiter.settle(List.of(settlement))).singleElement()
+			.satisfies((decision) -> assertThat(decision.allowed()).as("in debt").isFalse());
+		assertThat(this.limiter.evaluate(RateLimitCheck.of(this.local, "a")).allowed()).isFalse();
+		assertThat(this.settled).containsExactly(settlement);
+		assertThat(this.limiter.state()).isEqualTo(StoreState.REDIS);
+	}
+
+	/** While the shared store fails, the fallback memory decides, and settles: its debt denies there. */
+	@Test
+	void settleChargesInTheFallbackMemoryWhileTheStoreFails() {
+		this.primary.setFailing(true);
+		// two failed calls open the circuit
+		this.limiter.evaluate(RateLimitCheck.of(this.local, "b"));
+		Verdict admitted = this.limiter.evaluate(RateLimitCheck.of(this.local, "a"));
+		assertThat(this.limiter.state()).isEqualTo(StoreState.FALLBACK);
+		assertThat(this.limiter.settleAsync(List.of(new Settlement(admitted.consumptions().get(0), 3))).join())
+			.singleElement()
+			.satisfies((decision) -> assertThat(decision.allowed()).as("in debt").isFalse());
+		assertThat(this.limiter.evaluate(RateLimitCheck.of(this.local, "a")).allowed()).isFalse();
 	}
 
 	@Test

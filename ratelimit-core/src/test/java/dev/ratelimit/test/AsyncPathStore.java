@@ -11,6 +11,7 @@ import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.store.RateLimitStore;
 import org.jspecify.annotations.Nullable;
@@ -52,6 +53,11 @@ public final class AsyncPathStore implements RateLimitStore {
 	@Override
 	public List<Decision> refund(List<Consumption> consumptions) {
 		return join(this.delegate.refundAsync(consumptions));
+	}
+
+	@Override
+	public List<Decision> settle(List<Settlement> settlements) {
+		return join(this.delegate.settleAsync(settlements));
 	}
 
 	@Override

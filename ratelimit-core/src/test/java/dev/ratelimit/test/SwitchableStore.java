@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.store.RateLimitStoreException;
@@ -63,6 +64,12 @@ public final class SwitchableStore implements RateLimitStore {
 	public List<Boolean> renew(List<Lease> leases) {
 		call();
 		return this.delegate.renew(leases);
+	}
+
+	@Override
+	public List<Decision> settle(List<Settlement> settlements) {
+		call();
+		return this.delegate.settle(settlements);
 	}
 
 	@Override

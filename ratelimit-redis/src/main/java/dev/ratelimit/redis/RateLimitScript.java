@@ -16,13 +16,14 @@ import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.algorithm.Algorithms;
 import dev.ratelimit.lease.Lease;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A rate limit script: its arguments and its reply. {@code ratelimit.lua} evaluates, peeks at and refunds every
- * algorithm; {@code gcra.lua} is its fast path for evaluating calls whose checks are all GCRA, with the same arguments
+ * A rate limit script: its arguments and its reply. {@code ratelimit.lua} evaluates, peeks at, refunds and settles
+ * every algorithm; {@code gcra.lua} is its fast path for evaluating calls whose checks are all GCRA, with the same arguments
  * and reply.
  */
 final class RateLimitScript {
@@ -91,6 +92,12 @@ final class RateLimitScript {
 		private Mode(byte[] argument) {
 			this.argument = argument;
 		}
+
+		/**
+		 * Settles each check (charges or gives back the difference its arguments carry, see
+		 * {@link RateLimitScript#settlementArguments}), then inspects.
+		 */
+		static final Mode SETTLE = new Mode("settle".getBytes(StandardCharsets.US_ASCII));
 
 		/** Gives back what a request admitted at {@code admittedAtMicros} consumed, then inspects. */
 		static Mode refund(long admittedAtMicros) {
@@ -199,6 +206,25 @@ final class RateLimitScript {
 			args[base + 4] = (check.cost() == 1) ? ONE : ascii(check.cost());
 			args[base + 5] = check.shadow() ? ONE : ZERO;
 			args[base + 6] = check.maxWait().isZero() ? ZERO : ascii(check.maxWaitMicros());
+		}
+		return args;
+	}
+
+	/**
+	 * Encodes the arguments of settlements for {@link Mode#SETTLE}: those of each one's check, with the signed
+	 * difference between its actual and its reserved cost in place of the cost, and the time it was admitted in place
+	 * of {@code maxWait}.
+	 * @param settlements the settlements
+	 * @param explicitNowMicros the time the call passes, or {@code null} for Redis {@code TIME}
+	 * @return their arguments
+	 */
+	byte[][] settlementArguments(List<Settlement> settlements, @Nullable Long explicitNowMicros) {
+		byte[][] args = checkArguments(settlements.stream().map(Settlement::inspection).toList(), "",
+				explicitNowMicros);
+		for (int i = 0; i < settlements.size(); i++) {
+			Settlement settlement = settlements.get(i);
+			args[ARGS_PER_CHECK * i + 4] = ascii(settlement.difference());
+			args[ARGS_PER_CHECK * i + 6] = ascii(settlement.consumption().atMicros());
 		}
 		return args;
 	}

@@ -22,6 +22,7 @@ import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.lease.Lease;
 import dev.ratelimit.lease.LeaseIds;
 import dev.ratelimit.store.RateLimitStore;
@@ -351,6 +352,57 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 		}
 		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
 			.thenApply((done) -> Arrays.asList(decisions));
+	}
+
+	@Override
+	public List<Decision> settle(List<Settlement> settlements) {
+		return await(settleAsync(settlements));
+	}
+
+	/**
+	 * Settles without blocking; see {@link #settle}. One {@code ratelimit.lua} call settles every settlement, one
+	 * after the other, atomically on Redis's clock (in a Cluster, one call per hash slot, concurrently). A full Redis
+	 * refuses the whole call before it writes anything ({@link RedisOutOfMemoryException}): then nothing is charged nor
+	 * given back, and each request stays counted at its estimate.
+	 * @param settlements the settlements
+	 * @return for each settlement, its check's state after it
+	 */
+	@Override
+	public CompletableFuture<List<Decision>> settleAsync(List<Settlement> settlements) {
+		if (settlements.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keyBytes = keys(settlements,
+				(settlement) -> key(settlement.consumption().policy(), settlement.consumption().subject()));
+		Map<Integer, List<Integer>> groups = new LinkedHashMap<>();
+		for (int i = 0; i < settlements.size(); i++) {
+			int group = this.connection.isCluster() ? SlotHash.getSlot(keyBytes[i]) : 0;
+			groups.computeIfAbsent(group, (ignored) -> new ArrayList<>()).add(i);
+		}
+		Decision[] decisions = new Decision[settlements.size()];
+		return commands.abandonWhenCancelled(inOrder(() -> {
+			List<CompletableFuture<?>> calls = new ArrayList<>(groups.size());
+			for (List<Integer> indexes : groups.values()) {
+				byte[][] groupKeys = new byte[indexes.size()][];
+				List<Settlement> group = new ArrayList<>(indexes.size());
+				for (int j = 0; j < indexes.size(); j++) {
+					groupKeys[j] = keyBytes[indexes.get(j)];
+					group.add(settlements.get(indexes.get(j)));
+				}
+				RateLimitScript script = this.scripts.general();
+				calls.add(script.run(commands, groupKeys, script.settlementArguments(group, now),
+						group.stream().map(Settlement::inspection).toList(), now, RateLimitScript.Mode.SETTLE, "")
+					.thenAccept((reply) -> {
+						for (int j = 0; j < indexes.size(); j++) {
+							decisions[indexes.get(j)] = reply.decisions().get(j);
+						}
+					}));
+			}
+			return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+				.thenApply((done) -> Arrays.asList(decisions));
+		}));
 	}
 
 	@Override

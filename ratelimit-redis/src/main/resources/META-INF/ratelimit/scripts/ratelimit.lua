@@ -1,14 +1,15 @@
 --[[
 ratelimit.lua: evaluates every check of one request atomically (acquiring the leases of its concurrency checks in the
-same step), peeks at what evaluating them would give, or refunds what a request consumed.
+same step), peeks at what evaluating them would give, refunds what a request consumed, or settles requests whose
+cost was known only after they ran.
 
 The maths of each algorithm mirrors the Java reference in dev.ratelimit.algorithm; a differential test binds them.
 All times are integer microseconds (exact in Lua's doubles below 2^53; RateLimitPolicy bounds every value).
 
 KEYS[i]   state key of check i, '<prefix>:{<rule>:<subject>}'
 ARGV[1]   now in microseconds, or '' to use redis.call('TIME') (an explicit time is for tests only)
-ARGV[2]   '' to evaluate; 'peek' to peek (evaluate, writing nothing); to refund, the time (microseconds) at which the
-          refunded request was admitted
+ARGV[2]   '' to evaluate; 'peek' to peek (evaluate, writing nothing); 'settle' to settle; to refund, the time
+          (microseconds) at which the refunded request was admitted
 ARGV[3 + 7(i-1) .. 9 + 7(i-1)], per check i:
           algorithm   1 fixed window, 2 sliding log, 3 sliding counter, 4 token bucket, 5 leaky bucket, 6 GCRA,
                       7 concurrency, 8 distinct, 9 calendar window, 10 GCRA warming up, 11 token bucket warming up
@@ -91,6 +92,22 @@ back, as far as it still counts at `now`:
 A key without state has nothing to give back. The Java reference is LimitAlgorithm.refund; the differential test binds
 them. Reply: as for evaluate, with the limit in force of a warm-up check (else 0) in place of the reclaimed counts,
 and no delay.
+
+Settle: per check, `cost` is the signed difference between what the request cost and what it reserved (its
+estimate), and `maxWait` the time (microseconds) at which the request was admitted; `shadow` is unused. One check
+after the other: a positive difference is charged, a negative one given back exactly as a refund of that many units
+(above), then the check is inspected with cost 0. A charge consumes without a limit check (the work is done), so the
+state may go past its limit: debt, which denies every request, an inspection too, until it has recovered. It creates
+the state of a key that has none, and sets a TTL that covers the recovery:
+  GCRA, token bucket, leaky bucket  the stored time (from now at the earliest) moves difference * interval later
+  warming up     likewise, at the interval in force at the key's warmth (a cold key becomes warm from now)
+  fixed window   count + difference, if the window of the admission is still the current one (a later window
+                 owes nothing); a state of an earlier window is replaced by the admission's
+  calendar       likewise, for the window of the admission among those of the five starts
+  counter        the count of the admission's window grows: the current one, or the previous one once the state
+                 moved on by one window; a window older than now's previous owes nothing
+  sliding log, concurrency, distinct   not settled (the call fails)
+Reply: as for a refund. The first write of a charge is SET, so a full Redis refuses the call before it writes.
 
 State and TTL (every write sets one, no longer than the state matters):
   GCRA         string integer: theoretical arrival time; TTL until it
@@ -616,11 +633,10 @@ local function addLease(key, timeout, id, cost)
   call('PEXPIRE', key, px(tonumber(call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) - now))
 end
 
-local function refund(i, admittedAt)
+local function refund(i, admittedAt, cost)
   local base = 3 + 7 * (i - 1)
   local algorithm = tonumber(ARGV[base])
   local a, b = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
-  local cost = tonumber(ARGV[base + 4])
   local key = KEYS[i]
   if cost == 0 then return end
   if algorithm == 7 then
@@ -684,19 +700,134 @@ local function refund(i, admittedAt)
   end
 end
 
+-- Adds `units` to the window that starts at `window` (ending at `windowEnd`) if the state counts it or an earlier one;
+-- a state of a later window (the clock stepped back out of it) is left as it is.
+local function chargeWindow(key, window, windowEnd, units)
+  local count = units
+  local v = call('GET', key)
+  if v then
+    local start, c = split2(v)
+    if start == window then
+      count = c + units
+    elseif start > window then
+      return
+    end
+  end
+  call('SET', key, int(window) .. ' ' .. int(count), 'PX', px(windowEnd - now))
+end
+
+-- Charges `units` to check i, admitted at admittedAt, without a limit check (see Settle above).
+local function charge(i, admittedAt, units)
+  local base = 3 + 7 * (i - 1)
+  local algorithm = tonumber(ARGV[base])
+  local a = tonumber(ARGV[base + 1])
+  local key = KEYS[i]
+  if algorithm == 10 or algorithm == 11 then
+    local w, f = split3(ARGV[base + 3])
+    local v = call('GET', key)
+    local at, since
+    if v then
+      at, since = split2(v)
+    end
+    if not v or now - at >= w then
+      at, since = now, now
+    end
+    local elapsed = max(0, now - since)
+    local interval = a
+    if elapsed < w then
+      interval = floor(a * f * w / (w + (f - 1) * elapsed))
+    end
+    at = max(at, now) + units * interval
+    call('SET', key, int(at) .. ' ' .. int(since), 'PX', px(at - now + w))
+  elseif algorithm == 4 or algorithm == 5 or algorithm == 6 then
+    local v = call('GET', key)
+    local at = now
+    if v then
+      at = max(tonumber(v), now)
+    end
+    at = at + units * a
+    call('SET', key, int(at), 'PX', px(at - now))
+  elseif algorithm == 1 then
+    local offset = tonumber(ARGV[base + 3])
+    local window = floor((admittedAt - offset) / a) * a + offset
+    if window >= floor((now - offset) / a) * a + offset then
+      chargeWindow(key, window, window + a, units)
+    end
+  elseif algorithm == 9 then
+    local bounds = split5(ARGV[base + 3])
+    local current = calendarIndex(bounds, now, 2)
+    local j = calendarIndex(bounds, admittedAt, 3)
+    if current and j and j >= current then
+      chargeWindow(key, bounds[j + 1], bounds[j + 2], units)
+    end
+  elseif algorithm == 3 then
+    local window = floor(admittedAt / a) * a
+    if window < floor(now / a) * a - a then return end
+    local start, previous, current = window, 0, units
+    local v = call('GET', key)
+    if v then
+      local s, p, c = split3(v)
+      if s == window then
+        start, previous, current = s, p, c + units
+      elseif s == window + a then
+        start, previous, current = s, p + units, c
+      elseif s < window then
+        if s == window - a then previous = c end
+      else
+        return
+      end
+    end
+    local ttl = start + a - now
+    if current > 0 then ttl = start + 2 * a - now end
+    call('SET', key, int(start) .. ' ' .. int(previous) .. ' ' .. int(current), 'PX', px(ttl))
+  end
+end
+
 local n = #KEYS
 local peek = ARGV[2] == 'peek'
+
+-- Puts check i, inspected with cost 0, into the reply of a refund or a settlement: its 5 values, and after the 5 values
+-- of every check the limit in force of a warm-up check (else 0).
+local function inspect(reply, i)
+  local ok, remaining, reset, retry, _, _, nextAfter, limit = compute(i, 0)
+  local r = 2 + 5 * (i - 1)
+  reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
+  reply[2 + 5 * n + i] = limit or 0
+end
+
+if ARGV[2] == 'settle' then
+  -- every check is vetted before anything is written, so that a call that fails writes nothing
+  for i = 1, n do
+    local base = 3 + 7 * (i - 1)
+    local algorithm = ARGV[base]
+    if algorithm == '2' or algorithm == '7' or algorithm == '8' then
+      error('ratelimit: algorithm ' .. algorithm .. ' cannot be settled after the response')
+    end
+    if algorithm == '9' and not calendarIndex(split5(ARGV[base + 3]), now, 2) then
+      error('ratelimit: the calendar window boundaries ' .. ARGV[base + 3] .. ' do not hold the time ' .. int(now)
+        .. ' (the caller\'s clock is off by more than a window)')
+    end
+  end
+  local reply = { 1, now }
+  for i = 1, n do
+    local base = 3 + 7 * (i - 1)
+    local difference = tonumber(ARGV[base + 4])
+    if difference > 0 then
+      charge(i, tonumber(ARGV[base + 6]), difference)
+    elseif difference < 0 then
+      refund(i, tonumber(ARGV[base + 6]), -difference)
+    end
+    inspect(reply, i)
+  end
+  return reply
+end
 
 if ARGV[2] ~= '' and not peek then
   local admittedAt = tonumber(ARGV[2])
   local reply = { 1, now }
   for i = 1, n do
-    refund(i, admittedAt)
-    local ok, remaining, reset, retry, _, _, nextAfter, limit = compute(i, 0)
-    local r = 2 + 5 * (i - 1)
-    reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = ok, remaining, reset, retry, nextAfter
-    -- after the 5 values per check, the limit in force of a warm-up check (else 0)
-    reply[2 + 5 * n + i] = limit or 0
+    refund(i, admittedAt, tonumber(ARGV[3 + 7 * (i - 1) + 4]))
+    inspect(reply, i)
   end
   return reply
 end

@@ -23,6 +23,7 @@ import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.algorithm.CalendarWindow;
 import dev.ratelimit.algorithm.FixedWindow;
@@ -51,11 +52,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Binds the calendar windows of {@code ratelimit.lua} (algorithm 9, boundaries given by the caller) to the Java
- * reference ({@code CalendarWindow}, java.time): random evaluations, peeks and refunds of day, week and month quotas
- * in several zones, on a clock driven by the test across both days of 2026 on which Berlin's clocks change and across
- * month ends, stepping forward by seconds to hours, landing on boundaries and a microsecond either side of them, and
- * sometimes stepping back. Then the same with the boundaries computed around a clock that is hours off the script's
- * time, as an application's clock may be off Redis's; and once on Redis's own clock.
+ * reference ({@code CalendarWindow}, java.time): random evaluations, peeks, refunds and settlements (charges into debt
+ * too) of day, week and month quotas in several zones, on a clock driven by the test across both days of 2026 on which
+ * Berlin's clocks change and across month ends, stepping forward by seconds to hours, landing on boundaries and a
+ * microsecond either side of them, and sometimes stepping back. Then the same with the boundaries computed around a
+ * clock that is hours off the script's time, as an application's clock may be off Redis's; and once on Redis's own
+ * clock.
  * <p>
  * Each start runs until its clock has covered 30 hours (some thousands of operations); the test of a clock that is
  * off runs {@code ratelimit.differential.operations} (default 100,000) / 20 operations. Seed:
@@ -127,10 +129,22 @@ class CalendarDifferentialIntegrationTests {
 				seen.merge("refund", 1, Integer::sum);
 				continue;
 			}
+			if (kind < 16 && !consumptions.isEmpty()) {
+				Consumption consumption = consumptions.remove(random.nextInt(consumptions.size()));
+				List<Settlement> settled = List.of(new Settlement(consumption,
+						LuaDifferentialIntegrationTests.randomActualCost(random, consumption)));
+				List<Decision> expected = reference.settle(settled);
+				assertThat(lua.settle(settled)).as("%s, settle %s", operation, settled).isEqualTo(expected);
+				written.put(consumption.policy().name() + ':' + consumption.subject(), settled.get(0).inspection());
+				long difference = settled.get(0).difference();
+				seen.merge((difference > 0) ? (expected.get(0).allowed() ? "charged" : "charged into debt")
+						: "settled", 1, Integer::sum);
+				continue;
+			}
 			RateLimitPolicy policy = policies.get(random.nextInt(policies.size()));
 			RateLimitCheck check = new RateLimitCheck(policy, "s" + random.nextInt(3), random.nextLong(0, 4), false);
 			List<RateLimitCheck> request = List.of(check);
-			if (kind < 20) {
+			if (kind < 26) {
 				assertThat(lua.peek(request)).as("%s, peek %s", operation, request).isEqualTo(reference.peek(request));
 				continue;
 			}
@@ -144,7 +158,8 @@ class CalendarDifferentialIntegrationTests {
 			}
 			seen.merge(expected.get(0).allowed() ? "allowed" : "denied", 1, Integer::sum);
 		}
-		assertThat(seen).as("seed %d", seed).containsKeys("allowed", "denied", "refund");
+		assertThat(seen).as("seed %d", seed)
+			.containsKeys("allowed", "denied", "refund", "charged", "charged into debt", "settled");
 	}
 
 	/**

@@ -16,6 +16,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.DenialStatus;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.algorithm.Distinct;
 import dev.ratelimit.lease.Lease;
@@ -88,6 +89,12 @@ class LuaDifferentialIntegrationTests {
 	/** Percentage of operations that refund what an admitted request consumed (count-when), while any did. */
 	private static final int REFUND_OPERATIONS = 8;
 
+	/**
+	 * Percentage of operations that settle what admitted requests reserved (cost known after the response), while any
+	 * did.
+	 */
+	private static final int SETTLE_OPERATIONS = 8;
+
 	private static LettuceConnectionFactory factory;
 
 	private static RedisClient client;
@@ -129,6 +136,12 @@ class LuaDifferentialIntegrationTests {
 		if (algorithm != Algorithm.CONCURRENCY && algorithm != Algorithm.DISTINCT) {
 			assertThat(seen).as("seed %d", seed).containsKey("refund");
 		}
+		if (algorithm != Algorithm.CONCURRENCY && algorithm != Algorithm.DISTINCT
+				&& algorithm != Algorithm.SLIDING_WINDOW_LOG) {
+			assertThat(seen).as("seed %d", seed)
+				.containsKeys("settle: charged", "settle: given back", "settle: equal", "settle: in debt",
+						"settle: several at once");
+		}
 	}
 
 	/**
@@ -157,7 +170,8 @@ class LuaDifferentialIntegrationTests {
 			RateLimitPolicy policy = policies.get(r.nextInt(policies.size()));
 			return List.of(randomCheck(r, policy, "s" + r.nextInt(4), false));
 		});
-		assertThat(seen).as("seed %d", seed).containsKey("refund").containsKey("cold").containsKey("warm");
+		assertThat(seen).as("seed %d", seed)
+			.containsKeys("refund", "cold", "warm", "settle: charged", "settle: given back", "settle: in debt");
 	}
 
 	/**
@@ -459,6 +473,25 @@ class LuaDifferentialIntegrationTests {
 					seen.merge("refund", 1, Integer::sum);
 					continue;
 				}
+				if (refunds && !afterPeek && random.nextInt(100) < SETTLE_OPERATIONS) {
+					List<Settlement> settlements = someSettlements(random, consumptions);
+					if (!settlements.isEmpty()) {
+						List<Decision> answers = reference.settle(settlements);
+						assertThat(unpeeked.settle(settlements)).as("%s, never peeked: settle %s", operation,
+								settlements)
+							.isEqualTo(answers);
+						actual.add(lua.settleAsync(settlements));
+						operations.add(operation + ", settle " + settlements);
+						expected.add(answers);
+						countSettleEvents(settlements, answers, seen);
+						for (Settlement settlement : settlements) {
+							// a charge creates state: it must be forgotten alike before the clock steps back
+							RateLimitCheck check = settlement.inspection();
+							written.put(check.policy().name() + ':' + check.subject(), check);
+						}
+						continue;
+					}
+				}
 				List<RateLimitCheck> request = afterPeek ? peekedRequest : requests.next(random);
 				boolean peek = !afterPeek && random.nextInt(100) < PEEKS;
 				operations.add(operation + (peek ? ", peek: " : afterPeek ? ", right after its peek: " : ": ")
@@ -506,6 +539,61 @@ class LuaDifferentialIntegrationTests {
 					"seed " + seed + " by operation " + done);
 		}
 		return seen;
+	}
+
+	/**
+	 * Takes one to three consumptions that can be settled (mostly of the latest requests, sometimes older ones, so
+	 * of several admission times and windows) and settles each at a random actual cost: the estimate, less (down to
+	 * 0), or more, often far more than the limit (debt).
+	 */
+	private static List<Settlement> someSettlements(SplittableRandom random, List<Consumption> consumptions) {
+		List<Settlement> settlements = new ArrayList<>();
+		int wanted = 1 + ((random.nextInt(3) == 0) ? random.nextInt(3) : 0);
+		for (int tries = 0; tries < 8 && settlements.size() < wanted && !consumptions.isEmpty(); tries++) {
+			int back = (random.nextInt(4) == 0) ? random.nextInt(consumptions.size())
+					: random.nextInt(Math.min(consumptions.size(), 4));
+			Consumption consumption = consumptions.get(consumptions.size() - 1 - back);
+			if (!Settlement.supports(consumption.policy()) || settlements.stream()
+				.anyMatch((other) -> sameKey(other.consumption(), consumption))) {
+				continue;
+			}
+			consumptions.remove(consumptions.size() - 1 - back);
+			settlements.add(new Settlement(consumption, randomActualCost(random, consumption)));
+		}
+		return settlements;
+	}
+
+	private static boolean sameKey(Consumption a, Consumption b) {
+		return a.policy().name().equals(b.policy().name()) && a.subject().equals(b.subject());
+	}
+
+	/** Returns the estimate (a quarter), less (a quarter), or more: up to the limit, or up to ten times it. */
+	static long randomActualCost(SplittableRandom random, Consumption consumption) {
+		long cost = consumption.cost();
+		int kind = random.nextInt(4);
+		if (kind == 0) {
+			return cost;
+		}
+		if (kind == 1) {
+			return random.nextLong(cost);
+		}
+		long limit = Math.max(1, consumption.policy().limit());
+		return cost + 1 + random.nextLong((kind == 2) ? limit : 10 * limit);
+	}
+
+	private static void countSettleEvents(List<Settlement> settlements, List<Decision> answers,
+			Map<String, Integer> seen) {
+		if (settlements.size() > 1) {
+			seen.merge("settle: several at once", 1, Integer::sum);
+		}
+		for (int i = 0; i < settlements.size(); i++) {
+			long difference = settlements.get(i).difference();
+			seen.merge((difference > 0) ? "settle: charged" : (difference < 0) ? "settle: given back" : "settle: equal",
+					1, Integer::sum);
+			if (difference > 0 && !answers.get(i).allowed()) {
+				seen.merge("settle: in debt", 1, Integer::sum);
+			}
+		}
 	}
 
 	/** Returns one or two of the leases, sometimes with one that no store ever granted. */

@@ -57,6 +57,12 @@ class RegionalRedisStoreIntegrationTests extends RateLimitStoreContractTests {
 		}
 	}
 
+	/** A global rule's counts are given back but not charged after the response (RegionalStore#settleAsync). */
+	@Override
+	protected boolean chargesAfterTheResponse(RateLimitPolicy policy) {
+		return !RegionCounters.supports(policy);
+	}
+
 	@Override
 	protected boolean reservesWhereItDecides() {
 		return false;

@@ -17,6 +17,7 @@ import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.Verdict;
 import dev.ratelimit.lease.Lease;
@@ -471,6 +472,11 @@ class OutboundIntegrationTests {
 		@Override
 		public List<Decision> refund(List<Consumption> consumptions) {
 			return this.limiter.refund(consumptions);
+		}
+
+		@Override
+		public List<Decision> settle(List<Settlement> settlements) {
+			return this.limiter.settle(settlements);
 		}
 
 		@Override

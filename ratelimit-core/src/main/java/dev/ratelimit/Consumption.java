@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * What one check of an admitted request consumed: {@code cost} units of a subject's quota under a rate policy, counted
  * by the store at {@code at} (on the store's clock). Returned by {@link Verdict#consumptions()} and handed to
- * {@link RateLimiter#refund} to give the units back, e.g. when a rule counts only some outcomes ({@code count-when}).
+ * {@link RateLimiter#refund} to give the units back, e.g. when a rule counts only some outcomes ({@code count-when}),
+ * or in a {@link Settlement} to {@link RateLimiter#settle} a request whose cost is known only after it ran.
  * <p>
  * A consumption is a receipt, not a resource: refunding one gives back at most what it consumed (see
  * {@link RateLimitStore#refund} for what that means per algorithm), and a receipt that is never refunded changes

@@ -15,6 +15,7 @@
 #   concurrency               a concurrency rule (acquire + release: two round trips) against a rate rule; prints the
 #                             tables (options as for throughput, except --contenders)
 #   http                      the sample app with and without the limiter: added p50/p99; writes docs/benchmarks-http.md
+#   timeout                   what the non-blocking forms' timeout costs a call, one call at a time (prints p50, CPU)
 #   webflux                   a WebFlux application, a limited and an unlimited path: added p50/p99; prints the table
 #   gateway                   a gateway route with the RateLimit filter vs the gateway's RedisRateLimiter (prints a table)
 #   reactive                  webflux and gateway together; writes docs/benchmarks-reactive.md (~3 min)
@@ -49,6 +50,10 @@ if [ "$command" = "http" ]; then
 fi
 if [ "$command" = "charts" ]; then
   run_java dev.ratelimit.benchmarks.AlgorithmCharts docs/images
+  exit 0
+fi
+if [ "$command" = "timeout" ]; then
+  run_java dev.ratelimit.benchmarks.TimeoutCost
   exit 0
 fi
 if [ "$command" = "webflux" ]; then

@@ -33,6 +33,20 @@ public interface RegionBackend {
 	CompletableFuture<RegionReply> refund(List<Consumption> consumptions, String region);
 
 	/**
+	 * Charges units without a limit check under this region's count entry of the window they belong to (a request
+	 * settled after its response that cost more than it reserved: the sum may so exceed the limit), while that window
+	 * still weighs.
+	 * <p>
+	 * The default fails: a backend that only counts with a limit check cannot charge.
+	 * @param charges the units, each at the time its request was counted
+	 * @param region this region
+	 * @return the merged states after, each with this region's count entry
+	 */
+	default CompletableFuture<RegionReply> charge(List<Consumption> charges, String region) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot charge");
+	}
+
+	/**
 	 * Merges another region's entries: each field takes the larger of its value and the one shipped, so a merge that
 	 * is repeated, reordered or overtaken changes nothing.
 	 * @param entries the entries, one element per key

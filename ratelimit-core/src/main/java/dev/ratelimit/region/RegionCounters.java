@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 
 import dev.ratelimit.Algorithm;
@@ -217,6 +218,16 @@ public final class RegionCounters implements RegionBackend {
 
 	@Override
 	public synchronized CompletableFuture<RegionReply> refund(List<Consumption> consumptions, String region) {
+		return add(consumptions, (window) -> refundField(region, window));
+	}
+
+	@Override
+	public synchronized CompletableFuture<RegionReply> charge(List<Consumption> charges, String region) {
+		return add(charges, (window) -> field(region, window));
+	}
+
+	/** Adds each consumption's units to the entry of its window that {@code field} names, while the window weighs. */
+	private CompletableFuture<RegionReply> add(List<Consumption> consumptions, LongFunction<String> field) {
 		long now = this.nowMicros.getAsLong();
 		List<RegionState> states = new ArrayList<>(consumptions.size());
 		for (Consumption consumption : consumptions) {
@@ -227,7 +238,7 @@ public final class RegionCounters implements RegionBackend {
 			long entry = 0;
 			if (window + 2 * policy.periodMicros() > now) {
 				dropStale(entries, policy.periodMicros(), now);
-				entry = entries.merge(refundField(region, window), consumption.cost(), Long::sum);
+				entry = entries.merge(field.apply(window), consumption.cost(), Long::sum);
 			}
 			RegionState state = merged(entries, policy, consumption.subject(), now);
 			states.add(new RegionState(state.window(), state.previous(), state.current(), entry));

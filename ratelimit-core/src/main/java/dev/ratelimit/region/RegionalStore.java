@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -16,6 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -332,20 +332,26 @@ public final class RegionalStore implements RateLimitStore, AutoCloseable {
 
 	private CompletableFuture<List<Decision>> refundGlobally(List<Consumption> consumptions) {
 		return this.backend.refund(consumptions, this.region).thenApply((reply) -> {
-			List<RateLimitCheck> checks = new ArrayList<>(consumptions.size());
-			for (int i = 0; i < consumptions.size(); i++) {
-				Consumption consumption = consumptions.get(i);
-				RegionState state = reply.states().get(i);
-				if (state.entry() > 0) {
-					long window = RegionCounters.windowOf(consumption.policy(), consumption.subject(),
-							consumption.atMicros());
-					queue(consumption.policy(), consumption.subject(), RegionCounters.refundField(this.region, window),
-							state.entry());
-				}
-				checks.add(consumption.check().withCost(0));
-			}
-			return RegionCounters.decisions(checks, reply);
+			queue(consumptions, reply, RegionCounters::refundField);
+			return RegionCounters.decisions(consumptions.stream().map((each) -> each.check().withCost(0)).toList(),
+					reply);
 		});
+	}
+
+	/**
+	 * Queues, for every peer, this region's entries of the consumptions' windows that a refund or charge wrote
+	 * ({@code field} names the entry from the region and the window).
+	 */
+	private void queue(List<Consumption> consumptions, RegionReply reply, BiFunction<String, Long, String> field) {
+		for (int i = 0; i < consumptions.size(); i++) {
+			Consumption consumption = consumptions.get(i);
+			RegionState state = reply.states().get(i);
+			if (state.entry() > 0) {
+				long window = RegionCounters.windowOf(consumption.policy(), consumption.subject(),
+						consumption.atMicros());
+				queue(consumption.policy(), consumption.subject(), field.apply(this.region, window), state.entry());
+			}
+		}
 	}
 
 	@Override
@@ -354,40 +360,41 @@ public final class RegionalStore implements RateLimitStore, AutoCloseable {
 	}
 
 	/**
-	 * Settles the checks of rules without {@code scope: global} in the shared store. A {@code scope: global} rule's
-	 * counts are region entries that only a count with a limit check or a refund changes: its settlements that give
-	 * back are refunds under this region's refund entry, and one that would charge more is refused (the whole call
-	 * fails with an {@link UnsupportedOperationException}, changing nothing).
+	 * Settles the checks of rules without {@code scope: global} in the shared store, and those of global rules in this
+	 * region's entries: a charge adds to this region's count entry of the admission's window without a limit check
+	 * (the sum over the regions may so exceed the limit: debt, which every region sees once the entry has
+	 * replicated), a give-back is a refund under this region's refund entry; both are queued for the peers.
 	 */
 	@Override
 	public CompletableFuture<List<Decision>> settleAsync(List<Settlement> settlements) {
 		List<Integer> globalIndexes = new ArrayList<>();
 		List<Integer> sharedIndexes = new ArrayList<>();
 		for (int i = 0; i < settlements.size(); i++) {
-			Settlement settlement = settlements.get(i);
-			if (decidesGlobally(settlement.consumption().check())) {
-				if (settlement.charged() > 0) {
-					return CompletableFuture.failedFuture(new UnsupportedOperationException("Rule '"
-							+ settlement.consumption().policy().name() + "' has scope: global, whose counts cannot "
-							+ "be charged after the response (only given back); settle a rule without scope: global"));
-				}
-				globalIndexes.add(i);
-			}
-			else {
-				sharedIndexes.add(i);
-			}
+			(decidesGlobally(settlements.get(i).consumption().check()) ? globalIndexes : sharedIndexes).add(i);
 		}
 		if (globalIndexes.isEmpty()) {
 			return this.store.settleAsync(settlements);
 		}
-		List<Consumption> refunds = globalIndexes.stream()
-			.map((i) -> settlements.get(i).refund())
-			.filter(Objects::nonNull)
-			.toList();
-		CompletableFuture<List<Decision>> refunded = refunds.isEmpty() ? CompletableFuture.completedFuture(List.of())
-				: refundGlobally(refunds);
-		CompletableFuture<List<Decision>> globalDecisions = refunded.thenCompose((ignored) -> decide(
-				globalIndexes.stream().map((i) -> settlements.get(i).inspection()).toList(), false));
+		List<Consumption> charges = new ArrayList<>();
+		List<Consumption> refunds = new ArrayList<>();
+		for (int i : globalIndexes) {
+			Settlement settlement = settlements.get(i);
+			Consumption reserved = settlement.consumption();
+			if (settlement.charged() > 0) {
+				charges.add(new Consumption(reserved.policy(), reserved.subject(), settlement.charged(), reserved.at()));
+			}
+			else if (settlement.refunded() > 0) {
+				refunds.add(settlement.refund());
+			}
+		}
+		CompletableFuture<?> charged = charges.isEmpty() ? CompletableFuture.completedFuture(null)
+				: this.backend.charge(charges, this.region).thenAccept((reply) -> queue(charges, reply,
+						RegionCounters::field));
+		CompletableFuture<List<Decision>> globalDecisions = charged
+			.thenCompose((ignored) -> refunds.isEmpty() ? CompletableFuture.completedFuture(List.of())
+					: refundGlobally(refunds))
+			.thenCompose((ignored) -> decide(
+					globalIndexes.stream().map((i) -> settlements.get(i).inspection()).toList(), false));
 		if (sharedIndexes.isEmpty()) {
 			return globalDecisions;
 		}

@@ -40,9 +40,9 @@ class RegionalStoreContractTests extends RateLimitStoreContractTests {
 				: this.shared.holds(policy, subject);
 	}
 
-	/** A global rule's counts are given back but not charged after the response (RegionalStore#settleAsync). */
+	/** A global rule's refund is a refund entry, written whether or not the window counts anything. */
 	@Override
-	protected boolean chargesAfterTheResponse(RateLimitPolicy policy) {
+	protected boolean givesBackNothingWithoutATrace(RateLimitPolicy policy) {
 		return !RegionCounters.supports(policy);
 	}
 

@@ -7,8 +7,11 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Consumption;
+import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitCheck;
 import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.Settlement;
+import dev.ratelimit.Verdict;
 import dev.ratelimit.local.LocalRateLimitStore;
 import dev.ratelimit.test.MutableClock;
 import org.junit.jupiter.api.Test;
@@ -147,6 +150,25 @@ class RegionalStoreTests {
 		assertThat(remaining(this.eu)).isEqualTo(9);
 		this.eu.replicate().join();
 		assertThat(remaining(this.us)).as("the refund replicates with the count").isEqualTo(9);
+	}
+
+	/**
+	 * A request settled after its response that cost more than it reserved is charged into this region's entry: the
+	 * debt denies here at once and in the other region once replicated; a give-back replicates likewise.
+	 */
+	@Test
+	void aSettlementChargesIntoTheGlobalCountAndReplicates() {
+		List<RateLimitCheck> request = List.of(RateLimitCheck.of(this.policy, "acme", 4));
+		Consumption reserved = new Verdict(request, this.eu.evaluate(request)).consumptions().get(0);
+		Decision settled = this.eu.settle(List.of(new Settlement(reserved, 13))).get(0);
+		assertThat(settled.allowed()).as("13 of 10: in debt").isFalse();
+		assertThat(admitted(this.eu, 1)).isZero();
+		this.eu.replicate().join();
+		assertThat(admitted(this.us, 1)).as("the debt replicates with the count").isZero();
+		// a request of the same window settled in the other region at 0: its 4 come back
+		this.us.settle(List.of(new Settlement(new Consumption(this.policy, "acme", 4, reserved.at()), 0)));
+		this.us.replicate().join();
+		assertThat(remaining(this.eu)).as("13 - 4 given back in the other region").isEqualTo(1);
 	}
 
 	/** A peer behind a link that can be cut. */

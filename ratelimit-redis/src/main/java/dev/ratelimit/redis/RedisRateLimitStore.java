@@ -567,6 +567,21 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 	}
 
 	/**
+	 * Charges units of {@code scope: global} rules under this region's count entries, without a limit check.
+	 * @param charges the units charged, each at its request's admission time
+	 * @param region this region
+	 * @return the merged states after, with this region's count entries
+	 */
+	@Override
+	public CompletableFuture<RegionReply> charge(List<Consumption> charges, String region) {
+		IssuedCommands commands = call();
+		Long now = now();
+		byte[][] keys = keys(charges, (charge) -> key(charge.policy(), charge.subject()) + ":g");
+		return perSlot(commands, keys, charges, (groupKeys, group) -> this.regionScript.charge(commands, groupKeys,
+				group, region, now));
+	}
+
+	/**
 	 * Merges another region's entries into this Redis, keeping the larger value per field.
 	 * @param entries the entries, one element per key
 	 * @return done when merged

@@ -57,7 +57,26 @@ final class RegionScript {
 	 */
 	CompletableFuture<RegionReply> refund(IssuedCommands commands, byte[][] keys, List<Consumption> consumptions,
 			String region, @Nullable Long explicitNowMicros) {
-		byte[][] args = header(explicitNowMicros, "refund", region, consumptions.size());
+		return entries(commands, keys, consumptions, "refund", region, explicitNowMicros);
+	}
+
+	/**
+	 * Charges units under this region's count entries, without a limit check.
+	 * @param commands where to run it
+	 * @param keys per charge its hash
+	 * @param charges the units charged, each at the time its request was counted
+	 * @param region this region
+	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
+	 * @return the reply
+	 */
+	CompletableFuture<RegionReply> charge(IssuedCommands commands, byte[][] keys, List<Consumption> charges,
+			String region, @Nullable Long explicitNowMicros) {
+		return entries(commands, keys, charges, "charge", region, explicitNowMicros);
+	}
+
+	private CompletableFuture<RegionReply> entries(IssuedCommands commands, byte[][] keys,
+			List<Consumption> consumptions, String mode, String region, @Nullable Long explicitNowMicros) {
+		byte[][] args = header(explicitNowMicros, mode, region, consumptions.size());
 		for (int i = 0; i < consumptions.size(); i++) {
 			Consumption consumption = consumptions.get(i);
 			put(args, i, consumption.policy(), consumption.subject(), consumption.cost(), consumption.atMicros());

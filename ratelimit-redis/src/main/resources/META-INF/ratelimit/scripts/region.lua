@@ -8,14 +8,17 @@ Entries of a window that ended two periods or more before now weigh nothing and 
 
 KEYS[i]   the hash of check (or refund, or merged key) i
 ARGV[1]   now in microseconds, or '' to use redis.call('TIME') (an explicit time is for tests only)
-ARGV[2]   'count', 'peek', 'refund' or 'merge'
-ARGV[3]   this region (count, peek, refund)
+ARGV[2]   'count', 'peek', 'refund', 'charge' or 'merge'
+ARGV[3]   this region (count, peek, refund, charge)
 count / peek, per check i, ARGV[4 + 6(i-1) ..]: algorithm (1 fixed window, 3 sliding window counter), period, limit,
           offset (the fixed window's, 0 otherwise), cost, shadow ('1' when a denial does not deny the request)
 refund, per refund i, the same six: algorithm, period, limit, offset, cost, and the time the units were counted at
+charge, per charge i, likewise: units a request admitted at that time turned out to cost more (settled after the
+          response), added to this region's entry of its window without a limit check (debt), while that window
+          still weighs
 merge, per key i in turn: period, n, then n pairs of field and value
 
-Reply (count, peek, refund): { now, admitted (1 or 0), then per check: window, previous, current, entry }, the
+Reply (count, peek, refund, charge): { now, admitted (1 or 0), then per check: window, previous, current, entry }, the
 merged state each check was decided on (after the refund, for a refund) and this region's entry after the call (0
 when none was written). Reply (merge): { now }.
 ]]
@@ -125,7 +128,9 @@ if mode == 'merge' then
 end
 
 local reply = { now, 1 }
-if mode == 'refund' then
+if mode == 'refund' or mode == 'charge' then
+  -- a refund adds to the window's refund entry, a charge to its count entry
+  local suffix = (mode == 'refund') and ':r' or ''
   for i = 1, #KEYS do
     local key, a = KEYS[i], 4 + 6 * (i - 1)
     local algorithm, period, offset = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 3])
@@ -134,7 +139,7 @@ if mode == 'refund' then
     local entry = 0
     if window + 2 * period > now then
       dropStale(key, period)
-      entry = call('HINCRBY', key, region .. ':' .. int(window) .. ':r', cost)
+      entry = call('HINCRBY', key, region .. ':' .. int(window) .. suffix, cost)
       expire(key, period)
     end
     local w, previous, current = merged(read(key), algorithm, period, offset)

@@ -55,21 +55,34 @@ class RedisSettleIntegrationTests {
 			for (RateLimitPolicy policy : policies) {
 				RateLimitCheck check = RateLimitCheck.of(policy, subject, 1);
 				Consumption reserved = new Verdict(List.of(check), store.evaluate(List.of(check))).consumptions().get(0);
-				Decision settled = store.settle(List.of(new Settlement(reserved, 100))).get(0);
-				assertThat(settled.allowed()).as(policy.name() + " in debt").isFalse();
-				long ttl = connection.sync().pttl(store.key(policy, subject));
-				// (less the time between the settlement and the PTTL, well under a second)
-				assertThat(ttl).as(policy.name() + ": TTL (ms) against the recovery " + settled.retryAfter()
-						+ " and the full reset " + settled.resetAfter())
-					.isGreaterThanOrEqualTo(settled.resetAfter().toMillis() - 1_000)
-					.isGreaterThanOrEqualTo(settled.retryAfter().toMillis() - 1_000)
-					.isGreaterThan(Duration.ofMinutes(1).toMillis());
+				for (boolean stateless : new boolean[] { false, true }) {
+					if (stateless) {
+						// a charge of a key that has no state any more creates it, with the same TTL rule
+						store.reset(policy, subject);
+					}
+					assertKeptUntilRecovered(store, connection, policy, subject, reserved, stateless);
+				}
 			}
 		}
 		finally {
 			client.shutdown();
 			factory.destroy();
 		}
+	}
+
+	private static void assertKeptUntilRecovered(RedisRateLimitStore store,
+			StatefulRedisConnection<String, String> connection, RateLimitPolicy policy, String subject,
+			Consumption reserved, boolean stateless) {
+		Decision settled = store.settle(List.of(new Settlement(reserved, 100))).get(0);
+		String name = policy.name() + (stateless ? " (no state before)" : "");
+		assertThat(settled.allowed()).as(name + " in debt").isFalse();
+		long ttl = connection.sync().pttl(store.key(policy, subject));
+		// (less the time between the settlement and the PTTL, well under a second)
+		assertThat(ttl).as(name + ": TTL (ms) against the recovery " + settled.retryAfter() + " and the full reset "
+				+ settled.resetAfter())
+			.isGreaterThanOrEqualTo(settled.resetAfter().toMillis() - 1_000)
+			.isGreaterThanOrEqualTo(settled.retryAfter().toMillis() - 1_000)
+			.isGreaterThan(Duration.ofMinutes(1).toMillis());
 	}
 
 	@Test

@@ -33,11 +33,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Binds {@code region.lua} to the Java reference ({@link RegionCounters}): the same random sequences of counts (one
- * to three checks in a call, several regions, random costs, shadow checks, reads), refunds of units counted in the
- * current or an earlier window, and merges of other regions' entries (new values, smaller ones, repeated ones, entries
- * of ended windows, refund entries) at the same explicit times must reply the same merged states, decide the same and
- * leave the same hash of entries.
+ * Binds {@code region.lua} to the Java reference ({@link RegionCounters}): the same random sequences of counts (one to
+ * three checks in a call, several regions, random costs, shadow checks, reads), refunds of units counted in the current
+ * or an earlier window, charges (settled after the response, no limit check) likewise, and merges of other regions'
+ * entries (new values, smaller ones, repeated ones, entries of ended windows, refund entries) at the same explicit
+ * times must reply the same merged states, decide the same and leave the same hash of entries.
  * <p>
  * Operations per algorithm: a tenth of {@code ratelimit.differential.operations} (default 100,000); seed:
  * {@code ratelimit.differential.seed}.
@@ -106,11 +106,17 @@ class RegionDifferentialIntegrationTests {
 					operations.merge(commit ? "count" : "peek", 1, Integer::sum);
 				}
 				else if (kind < 8) {
+					// a refund, or a charge of a request settled after its response (up to 10 times the limit)
+					boolean charge = random.nextBoolean();
 					Instant at = Instant.EPOCH.plus(clock.micros() - random.nextLong(3 * period), ChronoUnit.MICROS);
-					List<Consumption> refunds = List.of(new Consumption(policy, subject, 1 + random.nextInt(5), at));
-					RegionReply expected = reference.refund(refunds, region).join();
-					assertThat(lua.refund(refunds, region).join()).as(context).isEqualTo(expected);
-					operations.merge("refund", 1, Integer::sum);
+					long units = 1 + random.nextLong(charge ? 10 * policy.limit() : 5);
+					List<Consumption> given = List.of(new Consumption(policy, subject, units, at));
+					RegionReply expected = charge ? reference.charge(given, region).join()
+							: reference.refund(given, region).join();
+					assertThat(charge ? lua.charge(given, region).join() : lua.refund(given, region).join())
+						.as(context)
+						.isEqualTo(expected);
+					operations.merge(charge ? "charge" : "refund", 1, Integer::sum);
 				}
 				else {
 					Map<String, Long> fields = new HashMap<>();
@@ -138,7 +144,7 @@ class RegionDifferentialIntegrationTests {
 		finally {
 			lua.close();
 		}
-		assertThat(operations).containsKeys("count", "peek", "refund", "merge");
+		assertThat(operations).containsKeys("count", "peek", "refund", "charge", "merge");
 	}
 
 }

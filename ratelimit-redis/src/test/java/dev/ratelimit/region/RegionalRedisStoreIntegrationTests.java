@@ -57,9 +57,9 @@ class RegionalRedisStoreIntegrationTests extends RateLimitStoreContractTests {
 		}
 	}
 
-	/** A global rule's counts are given back but not charged after the response (RegionalStore#settleAsync). */
+	/** A global rule's refund is a refund entry, written whether or not the window counts anything. */
 	@Override
-	protected boolean chargesAfterTheResponse(RateLimitPolicy policy) {
+	protected boolean givesBackNothingWithoutATrace(RateLimitPolicy policy) {
 		return !RegionCounters.supports(policy);
 	}
 

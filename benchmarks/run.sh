@@ -8,9 +8,14 @@
 #                             scenarios: one-thread many-keys hot-key three-rules (default: all)
 #   ceiling                   redis-benchmark EVALSHA of the minimal GCRA script and of ours; prints the table
 #   memory                    Redis memory per key of every algorithm; prints the table
+#   model                     the cost model: Redis cores (Cluster shards) and application cores per 10^5, 10^6 and
+#                             10^7 decisions/s from this run's CPU per decision (exact path, three rules, deny cache,
+#                             local sync, a Redis Cluster of three masters); writes docs/benchmarks-model.md (~3 min;
+#                             --rounds=3 by default)
 #   concurrency               a concurrency rule (acquire + release: two round trips) against a rate rule; prints the
 #                             tables (options as for throughput, except --contenders)
 #   http                      the sample app with and without the limiter: added p50/p99; writes docs/benchmarks-http.md
+#   timeout                   what the non-blocking forms' timeout costs a call, one call at a time (prints p50, CPU)
 #   webflux                   a WebFlux application, a limited and an unlimited path: added p50/p99; prints the table
 #   gateway                   a gateway route with the RateLimit filter vs the gateway's RedisRateLimiter (prints a table)
 #   reactive                  webflux and gateway together; writes docs/benchmarks-reactive.md (~3 min)
@@ -45,6 +50,10 @@ if [ "$command" = "http" ]; then
 fi
 if [ "$command" = "charts" ]; then
   run_java dev.ratelimit.benchmarks.AlgorithmCharts docs/images
+  exit 0
+fi
+if [ "$command" = "timeout" ]; then
+  run_java dev.ratelimit.benchmarks.TimeoutCost
   exit 0
 fi
 if [ "$command" = "webflux" ]; then

@@ -5,37 +5,55 @@
 # pair and the median of the per-pair ratios B/A, which moves far less with other load on the machine than either
 # number alone.
 #
-# Usage: benchmarks/script-ab.sh A.lua B.lua [checks (1|3)] [pairs (12)]
+# Usage: benchmarks/script-ab.sh A.lua B.lua [checks (1)] [pairs (12)] [requests per call (1)]
 # Both scripts receive gcra.lua's arguments (KEYS: one key per check; ARGV: '' '' then per check 6 interval capacity
-# 0 cost shadow), e.g. compare gcra.lua with the minimal script of the benchmarks (which reads only ARGV[1], ARGV[2]:
-# pass a copy that reads ARGV[4] and ARGV[5]), or two versions of gcra.lua.
+# 0 cost shadow maxWait; with more than one request per call, the batch layout of ratelimit.lua: every request's
+# checks, then the number of checks of each request), e.g. compare two versions of gcra.lua, or gcra.lua with the
+# minimal script of the benchmarks (which reads only ARGV[1], ARGV[2]: pass a copy that reads ARGV[4] and ARGV[5]).
+# With requests per call R > 1 the per-call numbers cover R decisions: divide by R for a decision's cost.
+# A script named minimal (any path ending in gcra-minimal.lua) is sent its own arguments instead (KEYS as above, ARGV
+# interval burst) and one request per call, whatever R says: the ideal client's call, to compare a batch against.
 set -euo pipefail
-a="$1"; b="$2"; checks="${3:-1}"; pairs="${4:-12}"
-port=6399
+a="$1"; b="$2"; checks="${3:-1}"; pairs="${4:-12}"; requests="${5:-1}"
+port="${SCRIPT_AB_PORT:-6399}"
 redis-server --port "$port" --save "" --appendonly no --daemonize yes --pidfile "/tmp/script-ab-$port.pid" >/dev/null
 trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true' EXIT
 until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.1; done
 args=()
-for i in $(seq "$checks"); do args+=("ab:{k:__rand_int__}$i"); done
+for q in $(seq "$requests"); do for i in $(seq "$checks"); do args+=("ab:{k:__rand_int__}$i"); done; done
 args+=("" "")
-for i in $(seq "$checks"); do args+=(6 1 1000000 0 1 0); done
+for q in $(seq "$requests"); do for i in $(seq "$checks"); do args+=(6 1 1000000 0 1 0 0); done; done
+if (( requests > 1 )); then for q in $(seq "$requests"); do args+=("$checks"); done; fi
+minimal_args=()
+for i in $(seq "$checks"); do minimal_args+=("ab:{m:__rand_int__}$i"); done
+minimal_args+=(1 1000000)
 sha_a="$(redis-cli -p "$port" script load "$(cat "$a")")"
 sha_b="$(redis-cli -p "$port" script load "$(cat "$b")")"
 cpu() { redis-cli -p "$port" info cpu | awk -F: '/used_cpu_(user|sys):/ { s += $2 } END { printf "%.6f", s }'; }
 one() {
+  local sha="$1" file="$2" keys calls=100000
   redis-cli -p "$port" config resetstat >/dev/null
   local before after usec
   before="$(cpu)"
-  redis-benchmark -p "$port" -c 64 -n 100000 -r 10000 -P 16 -q EVALSHA "$1" "$checks" "${args[@]}" >/dev/null 2>&1
+  if [[ "$file" == *gcra-minimal.lua ]]; then
+    redis-benchmark -p "$port" -c 64 -n "$calls" -r 10000 -P 16 -q EVALSHA "$sha" "$checks" "${minimal_args[@]}" \
+      >/dev/null 2>&1
+  else
+    calls=$(( 100000 / requests ))
+    redis-benchmark -p "$port" -c 64 -n "$calls" -r 10000 -P 16 -q EVALSHA "$sha" $(( checks * requests )) \
+      "${args[@]}" >/dev/null 2>&1
+  fi
   after="$(cpu)"
   usec="$(redis-cli -p "$port" info commandstats | grep cmdstat_evalsha | sed 's/.*usec_per_call=\([0-9.]*\).*/\1/')"
-  awk -v u="$usec" -v b="$before" -v a="$after" 'BEGIN { printf "%s %.2f", u, (a - b) * 1e6 / 100000 }'
+  awk -v u="$usec" -v b="$before" -v a="$after" -v n="$calls" 'BEGIN { printf "%s %.2f", u, (a - b) * 1e6 / n }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'; }
-echo "A usec/call, A cpu µs/call, B usec/call, B cpu µs/call ($checks check(s), A=$a, B=$b)"
+echo "A usec/call, A cpu µs/call, B usec/call, B cpu µs/call ($checks check(s), $requests request(s) per call" \
+  "unless minimal, A=$a, B=$b)"
 results="$(mktemp)"
 for p in $(seq "$pairs"); do
-  if (( p % 2 )); then ra="$(one "$sha_a")"; rb="$(one "$sha_b")"; else rb="$(one "$sha_b")"; ra="$(one "$sha_a")"; fi
+  if (( p % 2 )); then ra="$(one "$sha_a" "$a")"; rb="$(one "$sha_b" "$b")"
+  else rb="$(one "$sha_b" "$b")"; ra="$(one "$sha_a" "$a")"; fi
   echo "$ra $rb" | tee -a "$results"
 done
 echo "median B/A: usec_per_call $(awk '{ print $3 / $1 }' "$results" | median)," \

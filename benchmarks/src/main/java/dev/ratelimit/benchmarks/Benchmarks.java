@@ -41,6 +41,7 @@ import io.lettuce.core.RedisClient;
  * ceiling                           redis-benchmark against the minimal script and this project's; prints the table
  * memory                            Redis memory per key; prints the table
  * concurrency [options]             a concurrency rule (acquire + release) against a rate rule; prints the tables
+ * model [options]                   cores per 10^5..10^7 decisions/s from this run's costs; writes docs/benchmarks-model.md
  *
  * options: --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,bucket4j-delaying,redisson,scg,ours-<rate algorithm>  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
  * </pre>
@@ -113,8 +114,13 @@ public final class Benchmarks {
 				}
 			}
 			case "all" -> all(settings, contenders, Path.of(options.getOrDefault("docs", "docs")), start);
+			case "model" -> CostModel.run(new ThroughputBenchmark.Settings(
+					Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", "2"))),
+					Duration.ofSeconds(Long.parseLong(options.getOrDefault("seconds", "2"))),
+					Integer.parseInt(options.getOrDefault("rounds", "3"))), Path.of(options.getOrDefault("docs", "docs")),
+					start);
 			default -> {
-				System.err.println("Unknown command " + command + "; use all, throughput, ceiling, memory or concurrency");
+				System.err.println("Unknown command " + command + "; use all, throughput, ceiling, memory, concurrency or model");
 				System.exit(2);
 			}
 		}

@@ -272,6 +272,9 @@ final class RateLimitScript {
 		boolean allowed = number(values, 0) == 1;
 		long now = number(values, 1);
 		int n = checks.size();
+		if (allowed && n > 0 && values.size() == 2 + n) {
+			return parseShort(values, checks, now);
+		}
 		// after the values of every check and the reclaimed (or added) value of every check; gcra.lua and refunds
 		// reply none
 		int delayAt = 2 + (VALUES_PER_CHECK + 1) * n;
@@ -309,6 +312,26 @@ final class RateLimitScript {
 			decisions.add(decision);
 		}
 		return new Reply(allowed, now, decisions, added);
+	}
+
+	/**
+	 * Reads {@code gcra.lua}'s short reply, for a request whose every check admitted: {@code 1, now}, then per check
+	 * how far its TAT is ahead of now (resetAfter); remaining and nextAfter follow from it as in
+	 * {@link dev.ratelimit.algorithm.Gcra} (decision 130).
+	 */
+	private static Reply parseShort(List<Object> values, List<RateLimitCheck> checks, long now) {
+		int n = checks.size();
+		List<Decision> decisions = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			RateLimitPolicy policy = checks.get(i).policy();
+			long ahead = number(values, 2 + i);
+			long interval = policy.intervalMicros();
+			long tolerance = policy.capacity() * interval;
+			long remaining = Math.floorDiv(tolerance - ahead, interval);
+			long nextAfter = (ahead > 0) ? ahead - tolerance + (remaining + 1) * interval : 0;
+			decisions.add(Decision.ofMicros(true, policy.limit(), remaining, ahead, 0, nextAfter, now));
+		}
+		return new Reply(true, now, decisions, new boolean[n]);
 	}
 
 	private static long number(List<Object> values, int index) {

@@ -1,0 +1,305 @@
+package dev.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import dev.ratelimit.benchmarks.contenders.Contender;
+import dev.ratelimit.benchmarks.contenders.IdealClient;
+import dev.ratelimit.benchmarks.contenders.OurClusterContender;
+import dev.ratelimit.benchmarks.contenders.OurContender;
+import dev.ratelimit.benchmarks.contenders.OurLocalSyncContender;
+import dev.ratelimit.benchmarks.contenders.OurStarterDefault;
+import dev.ratelimit.benchmarks.contenders.Requests;
+import dev.ratelimit.benchmarks.load.LoadGenerator;
+import dev.ratelimit.benchmarks.load.Measurement;
+import dev.ratelimit.benchmarks.load.RedisProbe;
+import dev.ratelimit.benchmarks.throughput.EntryResult;
+import dev.ratelimit.benchmarks.throughput.Scenario;
+import dev.ratelimit.benchmarks.throughput.ScenarioResult;
+import dev.ratelimit.benchmarks.throughput.ThroughputBenchmark;
+import dev.ratelimit.redis.RedisBatching;
+import dev.ratelimit.test.redis.RedisBinary;
+import dev.ratelimit.test.redis.RedisCluster;
+import dev.ratelimit.test.redis.RedisServerProcess;
+import io.lettuce.core.RedisClient;
+
+/**
+ * The paper model of issue 34 ({@code benchmarks/run.sh model}): measures what one decision costs the application
+ * (the benchmark JVM's CPU) and Redis (its process's CPU) on each path, in one run, then multiplies it out to the
+ * Redis cores (Cluster shards) and application cores that 10^5, 10^6 and 10^7 decisions per second need. Paths: the
+ * exact path (one and three rules), the deny cache on an abusive client (one hot key), the local-sync mode, and the
+ * exact path on a Redis Cluster of three masters on this machine (keys spread over the shards). Writes
+ * {@code docs/benchmarks-model.md}.
+ */
+final class CostModel {
+
+	/** The share of a core one Redis master is planned to run at (its commands run on one thread). */
+	static final double SHARD_BUSY = Double.parseDouble(System.getProperty("bench.shard.busy", "0.7"));
+
+	private static final double[] RATES = { 1e5, 1e6, 1e7 };
+
+	private CostModel() {
+	}
+
+	/** One measured path: its costs per decision. */
+	record Cost(String name, String measuredAs, double perSecond, double jvmMicros, double redisMicros,
+			double decisionsPerCall) {
+
+		static Cost of(String name, String measuredAs, EntryResult result) {
+			Measurement total = result.total();
+			return new Cost(name, measuredAs, result.perSecond(), total.clientMicrosPerRequest(),
+					total.redisMicrosPerRequest(), total.decisionsPerScriptCall());
+		}
+
+	}
+
+	static void run(ThroughputBenchmark.Settings settings, Path docs, long start) throws IOException {
+		String loadBefore = loadAverage();
+		List<Cost> paths = new ArrayList<>();
+		String redis;
+		double ideal;
+		double oneRule;
+		double threeRules;
+		try (RedisServerProcess server = RedisServerProcess.start()) {
+			RedisClient client = RedisClient.create(server.uri());
+			List<Contender> contenders = new ArrayList<>();
+			try (RedisProbe probe = new RedisProbe(client)) {
+				redis = probe.version();
+				OurContender ours = new OurContender(server.host(), server.port(), RedisBatching.DEFAULT);
+				IdealClient idealClient = new IdealClient(client);
+				OurStarterDefault starter = new OurStarterDefault(server.host(), server.port());
+				OurLocalSyncContender local = new OurLocalSyncContender(server.host(), server.port());
+				contenders.addAll(List.of(ours, idealClient, starter, local));
+				ThroughputBenchmark benchmark = new ThroughputBenchmark(probe, settings);
+				ScenarioResult many = benchmark.run(scenario("many-keys"), List.of(ours, idealClient, local));
+				ScenarioResult three = benchmark.run(scenario("three-rules"), List.of(ours, idealClient));
+				ScenarioResult hot = benchmark.run(scenario("hot-key"), List.of(ours, starter));
+				paths.add(Cost.of("exact path, 1 rule", "ours, many-keys", entry(many, "ours")));
+				paths.add(Cost.of("exact path, 3 rules", "ours, three-rules", entry(three, "ours")));
+				paths.add(Cost.of("exact path, 1 rule (same rounds as 3 rules)", "ours-1-rule, three-rules",
+						entry(three, Scenario.ONE_RULE_REFERENCE)));
+				paths.add(Cost.of("deny cache, one abusive client", "ours-starter, hot-key", entry(hot, "ours-starter")));
+				paths.add(Cost.of("exact path, one abusive client (no deny cache)", "ours, hot-key", entry(hot, "ours")));
+				paths.add(Cost.of("local sync (`sync: local`)", "ours-local, many-keys", entry(many, "ours-local")));
+				paths.add(Cost.of("ideal client, 1 rule (reference)", "ideal, many-keys", entry(many, "ideal")));
+				paths.add(Cost.of("ideal client, 3 rules (reference)", "ideal, three-rules", entry(three, "ideal")));
+				ideal = entry(many, "ideal").total().redisMicrosPerRequest();
+				oneRule = entry(three, Scenario.ONE_RULE_REFERENCE).total().redisMicrosPerRequest();
+				threeRules = entry(three, "ours").total().redisMicrosPerRequest();
+			}
+			finally {
+				contenders.forEach(Contender::close);
+				client.shutdown();
+			}
+		}
+		List<ClusterRow> cluster = cluster(settings);
+		Cost exact = paths.get(0);
+		Duration total = Duration.ofSeconds(System.currentTimeMillis() / 1000
+				- Long.parseLong(System.getProperty("bench.started", String.valueOf(start / 1000))));
+		String report = markdown(Environment.describe(redis), loadBefore + " → " + loadAverage(), paths, cluster,
+				exact.redisMicros() / ideal, threeRules / oneRule, total);
+		Files.createDirectories(docs);
+		Files.writeString(docs.resolve("benchmarks-model.md"), report, StandardCharsets.UTF_8);
+		System.out.print(report);
+		System.err.println("Wrote " + docs.resolve("benchmarks-model.md"));
+	}
+
+	/** The exact path on a Redis Cluster of three masters: one row over 10k keys, one over 8 subjects. */
+	record ClusterRow(String scenario, double perSecond, double jvmMicros, double redisMicros, double decisionsPerCall,
+			List<Double> masterShares) {
+	}
+
+	private static List<ClusterRow> cluster(ThroughputBenchmark.Settings settings) {
+		List<ClusterRow> rows = new ArrayList<>();
+		try (RedisCluster cluster = RedisCluster.start(RedisBinary.locate(), 3, 0)) {
+			List<RedisClient> clients = new ArrayList<>();
+			List<RedisProbe> probes = new ArrayList<>();
+			for (RedisServerProcess master : cluster.masters()) {
+				RedisClient client = RedisClient.create(master.uri());
+				clients.add(client);
+				probes.add(new RedisProbe(client));
+			}
+			try (OurClusterContender ours = new OurClusterContender(cluster.endpoint())) {
+				for (int subjects : new int[] { 10_000, 8 }) {
+					Scenario many = scenario("many-keys");
+					String[] names = new String[subjects];
+					System.arraycopy(many.subjectNames(), 0, names, 0, subjects);
+					Requests requests = ours.prepare(many.rules(), names);
+					LoadGenerator.run(requests, many.threads(), subjects, settings.warmup(), 7);
+					Measurement sum = null;
+					long[] masterCpu = new long[probes.size()];
+					for (int round = 0; round < settings.rounds(); round++) {
+						long[] cpuBefore = probes.stream().mapToLong(RedisProbe::cpuMicros).toArray();
+						long callsBefore = probes.stream().mapToLong(RedisProbe::scriptCalls).sum();
+						long jvmBefore = processCpuNanos();
+						Measurement measured = LoadGenerator.run(requests, many.threads(), subjects, settings.round(),
+								100 + round);
+						long jvm = (processCpuNanos() - jvmBefore) / 1_000;
+						long redis = 0;
+						for (int m = 0; m < probes.size(); m++) {
+							long used = probes.get(m).cpuMicros() - cpuBefore[m];
+							masterCpu[m] += used;
+							redis += used;
+						}
+						long calls = probes.stream().mapToLong(RedisProbe::scriptCalls).sum() - callsBefore;
+						measured = measured.withSamples(jvm, redis, 0, calls);
+						System.err.printf(Locale.ROOT, "cluster, %d subjects: round %d %,.0f/s, Redis %.1f us per "
+								+ "decision, %.1f decisions per script call%n", subjects, round + 1,
+								measured.perSecond(), measured.redisMicrosPerRequest(),
+								measured.decisionsPerScriptCall());
+						sum = (sum != null) ? sum.plus(measured) : measured;
+					}
+					long all = 0;
+					for (long used : masterCpu) {
+						all += used;
+					}
+					List<Double> shares = new ArrayList<>();
+					for (long used : masterCpu) {
+						shares.add((all == 0) ? 0 : (double) used / all);
+					}
+					rows.add(new ClusterRow((subjects == 10_000) ? "64 threads, 10k keys" : "64 threads, 8 subjects",
+							sum.perSecond(), sum.clientMicrosPerRequest(), sum.redisMicrosPerRequest(),
+							sum.decisionsPerScriptCall(), shares));
+				}
+			}
+			finally {
+				probes.forEach(RedisProbe::close);
+				clients.forEach(RedisClient::shutdown);
+			}
+		}
+		return rows;
+	}
+
+	static String markdown(Environment environment, String load, List<Cost> paths, List<ClusterRow> cluster, double idealRatio,
+			double threeRulesRatio, Duration total) {
+		StringBuilder out = new StringBuilder();
+		out.append("# Cost model: Redis and application cores per decision rate\n\n");
+		out.append("<!-- Generated by benchmarks/run.sh model; do not edit: run it again. -->\n\n");
+		out.append(String.format(Locale.ROOT, "Generated by `benchmarks/run.sh model` on %s (revision `%s`), in %d "
+				+ "min %02d s on %s (%d cores, load average %s), Redis %s. Every number below comes from this one run: what a decision "
+				+ "costs the benchmark JVM and Redis in CPU time, multiplied out. Options as for `benchmarks/run.sh "
+				+ "throughput` (`--warmup`, `--seconds`, `--rounds`); `-Dbench.shard.busy` (default %.1f) is the "
+				+ "share of a core one Redis master is planned to run at.%n%n", environment.date(),
+				environment.revision(), total.toMinutes(), total.toSecondsPart(), environment.cpu(),
+				environment.cores(), load, environment.redis(), SHARD_BUSY));
+		out.append("## Measured per decision (this run)\n\n");
+		out.append("*JVM* is the benchmark JVM's CPU per decision: the limiter, its Redis client and the load "
+				+ "generator's own threads (64 blocked callers), so it bounds an application's cost per decision from "
+				+ "above. *Redis* is the Redis process's CPU (`INFO cpu`: execution, networking, kernel). The "
+				+ "throughput itself depends on the machine's 2 cores being shared by all; the model uses only the "
+				+ "CPU per decision.\n\n");
+		out.append("| path | measured as (`run.sh throughput` contender, scenario) | decisions/s | JVM CPU µs/decision "
+				+ "| Redis CPU µs/decision | decisions per script call |\n| --- | --- | ---: | ---: | ---: | ---: |\n");
+		for (Cost path : paths) {
+			out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n", path.name(), path.measuredAs(),
+					Format.count(path.perSecond()), Format.micros(path.jvmMicros()), Format.micros(path.redisMicros()),
+					(path.decisionsPerCall() == 0) ? "–" : Format.micros(path.decisionsPerCall())));
+		}
+		out.append(String.format(Locale.ROOT, "%nIssue 34's goals, same run: Redis CPU per decision of the exact "
+				+ "path ÷ the ideal client's (64 threads, 10k keys): **%s** (goal ≤ 0.50x); three rules ÷ one rule "
+				+ "in Redis CPU (the one-rule row measured in the same rounds): **%s** (goal ≤ 2.00x). The ideal client's Redis "
+				+ "CPU per decision depends on how many of its calls arrive in one read (Lettuce pipelines more of "
+				+ "them when the JVM is slow to flush, as on a loaded machine), so the first ratio moves with the "
+				+ "load; `benchmarks/script-floor.sh` measures the scripts alone, without a JVM, and what bounds "
+				+ "them (docs/profiling.md).%n%n", Format.ratio(idealRatio), Format.ratio(threeRulesRatio)));
+		out.append("## Redis Cluster, three masters on this machine\n\n");
+		out.append("The exact path (one rule) on a Redis Cluster of three masters without replicas, started by the "
+				+ "benchmark on this machine (`RedisCluster` of ratelimit-test-support); Redis CPU is the three "
+				+ "masters' together. A script call may hold keys of one hash slot only, so natural batching forms "
+				+ "its batches per slot: with 10k subjects spread over 16,384 slots, two requests rarely share a slot "
+				+ "while a batch is open; with 8 subjects (8 slots) they do.\n\n");
+		out.append("| scenario | decisions/s | JVM CPU µs/decision | Redis CPU µs/decision (all masters) | decisions "
+				+ "per script call | masters' shares of Redis CPU |\n| --- | ---: | ---: | ---: | ---: | --- |\n");
+		for (ClusterRow row : cluster) {
+			StringBuilder shares = new StringBuilder();
+			for (double share : row.masterShares()) {
+				shares.append(shares.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%.0f%%", share * 100));
+			}
+			out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n", row.scenario(),
+					Format.count(row.perSecond()), Format.micros(row.jvmMicros()), Format.micros(row.redisMicros()),
+					Format.micros(row.decisionsPerCall()), shares));
+		}
+		out.append("\n## Cores per decision rate\n\n");
+		out.append(String.format(Locale.ROOT, "Cores = decisions per second x CPU µs per decision ÷ 10^6, for cores "
+				+ "like this machine's. *Shards* = Redis cores ÷ %.1f, rounded up (one master's commands run on one "
+				+ "thread). The deny-cache row is the cost of an abusive client's requests (what the cache answers "
+				+ "from memory); the rest of the traffic costs the exact path's. The local-sync row holds while each "
+				+ "key's flushes stay within its sync settings (every 100 ms, or at 100 units of a key).%n%n",
+				SHARD_BUSY));
+		out.append("| path | Redis µs | app µs |");
+		for (double rate : RATES) {
+			out.append(String.format(Locale.ROOT, " 10^%d/s: Redis cores (shards) | app cores |",
+					Math.round(Math.log10(rate))));
+		}
+		out.append("\n| --- | ---: | ---: |");
+		for (int i = 0; i < RATES.length; i++) {
+			out.append(" ---: | ---: |");
+		}
+		out.append('\n');
+		List<Cost> modelled = new ArrayList<>(paths.subList(0, 2));
+		modelled.add(paths.get(3));
+		modelled.add(paths.get(5));
+		if (!cluster.isEmpty()) {
+			ClusterRow row = cluster.get(0);
+			modelled.add(new Cost("exact path on a Redis Cluster, 1 rule", "", row.perSecond(), row.jvmMicros(),
+					row.redisMicros(), row.decisionsPerCall()));
+		}
+		modelled.add(paths.get(6));
+		for (Cost path : modelled) {
+			out.append(String.format(Locale.ROOT, "| %s | %s | %s |", path.name(), Format.micros(path.redisMicros()),
+					Format.micros(path.jvmMicros())));
+			for (double rate : RATES) {
+				double redisCores = rate * path.redisMicros() / 1e6;
+				double appCores = rate * path.jvmMicros() / 1e6;
+				out.append(String.format(Locale.ROOT, " %s (%d) | %s |", cores(redisCores),
+						(long) Math.max(1, Math.ceil(redisCores / SHARD_BUSY)), cores(appCores)));
+			}
+			out.append('\n');
+		}
+		out.append("\nRegenerate: `benchmarks/run.sh model` (about 3 minutes; writes this page).\n");
+		return out.toString();
+	}
+
+	/** The machine's load average over the last minute, or {@code ?} where {@code /proc/loadavg} is missing. */
+	private static String loadAverage() {
+		try {
+			return Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0];
+		}
+		catch (IOException | RuntimeException ex) {
+			return "?";
+		}
+	}
+
+	private static String cores(double cores) {
+		return (cores < 10) ? String.format(Locale.ROOT, "%.2f", cores) : String.format(Locale.ROOT, "%.0f", cores);
+	}
+
+	private static EntryResult entry(ScenarioResult result, String id) {
+		return result.entries()
+			.stream()
+			.filter((entry) -> entry.entry().id().equals(id))
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("No " + id + " in " + result.scenario().id()));
+	}
+
+	private static Scenario scenario(String id) {
+		return Scenario.all()
+			.stream()
+			.filter((scenario) -> scenario.id().equals(id))
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private static long processCpuNanos() {
+		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
+	}
+
+}

@@ -1,0 +1,55 @@
+package dev.ratelimit.benchmarks.contenders;
+
+import java.util.List;
+
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.lease.LeaseIds;
+import dev.ratelimit.redis.RedisBatching;
+import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.SpringDataRedisConnection;
+import dev.ratelimit.store.StoreRateLimiter;
+import dev.ratelimit.test.redis.LettuceFactories;
+import dev.ratelimit.test.redis.RedisClusterEndpoint;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * This project's limiter on a Redis Cluster: {@link StoreRateLimiter} over {@link RedisRateLimitStore} on a
+ * {@link LettuceConnectionFactory} for the cluster, natural batching on (the default), which batches per hash slot
+ * (a script call may only hold keys of one slot). Used by the cost model ({@code benchmarks/run.sh model}).
+ */
+public final class OurClusterContender implements Contender {
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final RateLimiter limiter;
+
+	/** @param cluster the cluster's seed nodes */
+	public OurClusterContender(RedisClusterEndpoint cluster) {
+		this.connectionFactory = LettuceFactories.cluster(cluster);
+		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(SpringDataRedisConnection.of(this.connectionFactory),
+				"rl", Blocking.TIMEOUT, null, LeaseIds.random(), RedisBatching.DEFAULT));
+	}
+
+	@Override
+	public Description description() {
+		return new Description("ours-cluster", "ratelimit (this project), Redis Cluster", "ours on a cluster",
+				Role.DIAGNOSTIC, "as *ours*, on a Redis Cluster of three masters (no replicas) on this machine; "
+						+ "batches form per hash slot");
+	}
+
+	@Override
+	public String method(int rules) {
+		return "1 EVALSHA of gcra.lua per hash slot, shared with the requests of that slot waiting meanwhile";
+	}
+
+	@Override
+	public Requests prepare(List<Rule> rules, String[] subjects) {
+		return OurContender.requests(this.limiter, rules, subjects);
+	}
+
+	@Override
+	public void close() {
+		this.connectionFactory.destroy();
+	}
+
+}

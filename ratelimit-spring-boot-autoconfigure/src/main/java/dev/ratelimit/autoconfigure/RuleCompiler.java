@@ -350,7 +350,29 @@ public final class RuleCompiler {
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
 				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct,
 				countWhen, waiting(prefix, algorithm, rule), sync(prefix, algorithm, rule, policy), exceptions,
-				settle(prefix, rule, policy, countWhen));
+				settle(prefix, rule, policy, countWhen), zoneKey(prefix, rule, apiKeyHeader));
+	}
+
+	/**
+	 * Compiles {@code zone-key}, the subject's own zone of a calendar quota, resolved per request as {@code key} and
+	 * {@code tier-key} are, or {@code null} when every subject counts in {@code zone}.
+	 * @throws InvalidRateLimitRuleException naming the property for a zone key on a rule without a calendar, or blank
+	 */
+	private @Nullable KeyResolver zoneKey(String prefix, RateLimitProperties.Rule rule, String apiKeyHeader) {
+		String text = rule.getZoneKey();
+		if (text == null) {
+			return null;
+		}
+		String property = prefix + ".zone-key";
+		if (rule.getCalendar() == null) {
+			throw new InvalidRateLimitRuleException(property, "a zone key gives the zone of a calendar quota's windows,"
+					+ " and this rule has no calendar", "Set calendar: day, week or month, or remove zone-key");
+		}
+		if (text.isBlank()) {
+			throw new InvalidRateLimitRuleException(property, "is blank", "Set it to header:<Name>, a SpEL template"
+					+ " #{...} or @beanName giving an IANA zone id, or remove it to count every subject in zone");
+		}
+		return key(property, text, apiKeyHeader);
 	}
 
 	/**
@@ -710,6 +732,7 @@ public final class RuleCompiler {
 		notForAdaptive(prefix + ".tiers", !rule.getTiers().isEmpty());
 		notForAdaptive(prefix + ".exceptions", !rule.getExceptions().isEmpty());
 		notForAdaptive(prefix + ".tier-key", rule.getTierKey() != null);
+		notForAdaptive(prefix + ".zone-key", rule.getZoneKey() != null);
 		notForAdaptive(prefix + ".cost", !rule.getCost().trim().equals("1"));
 		notForAdaptive(prefix + ".key", !rule.getKey().trim().equals("ip"));
 		notForAdaptive(prefix + ".on-store-failure", rule.getOnStoreFailure() != StoreFailureMode.LOCAL);
@@ -768,13 +791,17 @@ public final class RuleCompiler {
 		}
 	}
 
-	/** Resolves {@code auto}: after authentication when the key or tier key has a {@code user} part, else before. */
+	/**
+	 * Resolves {@code auto}: after authentication when the key, tier key, zone key or distinct value has a
+	 * {@code user} part, else before.
+	 */
 	private static RulePhase phase(RateLimitProperties.Rule rule) {
 		if (rule.getPhase() != RulePhase.AUTO) {
 			return rule.getPhase();
 		}
 		boolean user = KeyResolvers.hasPart(rule.getKey(), "user")
 				|| (rule.getTierKey() != null && KeyResolvers.hasPart(rule.getTierKey(), "user"))
+				|| (rule.getZoneKey() != null && KeyResolvers.hasPart(rule.getZoneKey(), "user"))
 				|| (rule.getDistinct() != null && KeyResolvers.hasPart(rule.getDistinct(), "user"));
 		return user ? RulePhase.AFTER_AUTHENTICATION : RulePhase.BEFORE_AUTHENTICATION;
 	}

@@ -354,9 +354,12 @@ public final class RuleCompiler {
 	}
 
 	/**
-	 * Compiles {@code zone-key}, the subject's own zone of a calendar quota, resolved per request as {@code key} and
-	 * {@code tier-key} are, or {@code null} when every subject counts in {@code zone}.
-	 * @throws InvalidRateLimitRuleException naming the property for a zone key on a rule without a calendar, or blank
+	 * Compiles {@code zone-key}, the subject's own zone of a calendar quota, resolved per request in the forms of
+	 * {@code key} and {@code tier-key} that read the request ({@code header:<Name>}, a SpEL template,
+	 * {@code @beanName}), or {@code null} when every subject counts in {@code zone}. Unlike a key, a missing header or
+	 * an empty template gives nothing (the rule's {@code zone}), not the client IP.
+	 * @throws InvalidRateLimitRuleException naming the property for a zone key on a rule without a calendar, blank, or
+	 * in another form
 	 */
 	private @Nullable KeyResolver zoneKey(String prefix, RateLimitProperties.Rule rule, String apiKeyHeader) {
 		String text = rule.getZoneKey();
@@ -364,15 +367,41 @@ public final class RuleCompiler {
 			return null;
 		}
 		String property = prefix + ".zone-key";
+		String fix = "Set it to header:<Name>, a SpEL template #{...} or @beanName giving an IANA zone id, or remove it"
+				+ " to count every subject in zone";
 		if (rule.getCalendar() == null) {
 			throw new InvalidRateLimitRuleException(property, "a zone key gives the zone of a calendar quota's windows,"
 					+ " and this rule has no calendar", "Set calendar: day, week or month, or remove zone-key");
 		}
-		if (text.isBlank()) {
-			throw new InvalidRateLimitRuleException(property, "is blank", "Set it to header:<Name>, a SpEL template"
-					+ " #{...} or @beanName giving an IANA zone id, or remove it to count every subject in zone");
+		String spec = text.trim();
+		if (spec.isEmpty()) {
+			throw new InvalidRateLimitRuleException(property, "is blank", fix);
 		}
-		return key(property, text, apiKeyHeader);
+		if (spec.regionMatches(true, 0, "header:", 0, "header:".length())) {
+			String name = spec.substring("header:".length()).trim();
+			if (name.isEmpty()) {
+				throw new InvalidRateLimitRuleException(property, "'header:' needs a header name", fix);
+			}
+			return (request) -> request.getHeader(name);
+		}
+		if (RequestExpressions.isTemplate(spec)) {
+			Expression expression;
+			try {
+				expression = this.expressions.parse(spec);
+			}
+			catch (ParseException ex) {
+				throw new InvalidRateLimitRuleException(property, "'" + spec + "' is not a valid SpEL template: "
+						+ ex.getMessage(), "Fix the expression, e.g. #{request.getHeader('X-Zone')}");
+			}
+			return (request) -> {
+				Object value = this.expressions.evaluate(expression, request);
+				return (value != null) ? value.toString() : null;
+			};
+		}
+		if (spec.startsWith("@") && spec.length() > 1 && !spec.contains("+")) {
+			return key(property, spec, apiKeyHeader);
+		}
+		throw new InvalidRateLimitRuleException(property, "'" + spec + "' does not read a zone from the request", fix);
 	}
 
 	/**
@@ -791,17 +820,13 @@ public final class RuleCompiler {
 		}
 	}
 
-	/**
-	 * Resolves {@code auto}: after authentication when the key, tier key, zone key or distinct value has a
-	 * {@code user} part, else before.
-	 */
+	/** Resolves {@code auto}: after authentication when the key or tier key has a {@code user} part, else before. */
 	private static RulePhase phase(RateLimitProperties.Rule rule) {
 		if (rule.getPhase() != RulePhase.AUTO) {
 			return rule.getPhase();
 		}
 		boolean user = KeyResolvers.hasPart(rule.getKey(), "user")
 				|| (rule.getTierKey() != null && KeyResolvers.hasPart(rule.getTierKey(), "user"))
-				|| (rule.getZoneKey() != null && KeyResolvers.hasPart(rule.getZoneKey(), "user"))
 				|| (rule.getDistinct() != null && KeyResolvers.hasPart(rule.getDistinct(), "user"));
 		return user ? RulePhase.AFTER_AUTHENTICATION : RulePhase.BEFORE_AUTHENTICATION;
 	}

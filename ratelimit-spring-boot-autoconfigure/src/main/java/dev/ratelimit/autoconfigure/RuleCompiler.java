@@ -888,6 +888,9 @@ public final class RuleCompiler {
 					: (policy.algorithm() == Algorithm.DISTINCT) ? " values of " + rule.getDistinct().trim() + " per "
 							: " per ")
 			.append((policy.calendar() != null) ? policy.calendar().toString() : Periods.format(policy.period()));
+		if (compiled.zoneKey() != null) {
+			line.append(" (or the subject's zone from ").append(rule.getZoneKey().trim()).append(')');
+		}
 		if (policy.algorithm().usesBurst() && policy.capacity() != policy.limit()) {
 			line.append(" (burst ").append(policy.capacity()).append(')');
 		}

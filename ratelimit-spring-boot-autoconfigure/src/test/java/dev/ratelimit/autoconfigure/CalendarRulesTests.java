@@ -137,6 +137,8 @@ class CalendarRulesTests {
 						.isEqualTo(RateLimitPolicy.calendar("quota", 1000, berlinDays));
 				}
 				assertThat(reported).containsOnly(ResolutionPart.ZONE_KEY).hasSize(4);
+				assertThat(RuleCompiler.describe(rule, context.getBean(RateLimitProperties.class).getRules().get("quota")))
+					.contains("per day in Europe/Berlin (or the subject's zone from header:X-Zone)");
 			});
 	}
 

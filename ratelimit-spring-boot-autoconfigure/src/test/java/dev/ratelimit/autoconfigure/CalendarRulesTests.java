@@ -10,6 +10,7 @@ import java.util.Map;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.CalendarPeriod.Unit;
+import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimitListener.ResolutionPart;
 import dev.ratelimit.RateLimitPolicy;
@@ -140,6 +141,41 @@ class CalendarRulesTests {
 				assertThat(RuleCompiler.describe(rule, context.getBean(RateLimitProperties.class).getRules().get("quota")))
 					.contains("per day in Europe/Berlin (or the subject's zone from header:X-Zone)");
 			});
+	}
+
+	@Test
+	void zoneKeyMayBeABeanOrATemplateAndNothingFoundIsTheRulesZoneUnreported() {
+		List<ResolutionPart> reported = new ArrayList<>();
+		RateLimitListener listener = new RateLimitListener() {
+			@Override
+			public void onResolutionFailure(String rule, ResolutionPart part, RuntimeException failure) {
+				reported.add(part);
+			}
+		};
+		CalendarPeriod tokyoDays = CalendarPeriod.of(Unit.DAY, ZoneId.of("Asia/Tokyo"));
+		KeyResolver zoneOfCustomer = (request) -> "tokyo-co".equals(request.getHeader("X-API-Key")) ? "Asia/Tokyo" : null;
+		this.runner.withPropertyValues("ratelimit.rules.quota.zone-key=@zoneOfCustomer")
+			.withBean("zoneOfCustomer", KeyResolver.class, () -> zoneOfCustomer)
+			.withBean(RateLimitListener.class, () -> listener)
+			.run((context) -> {
+				RateLimitRules rules = context.getBean(RateLimitRules.class);
+				RateLimitRule rule = rules.get("quota").orElseThrow();
+				assertThat(rule.policyFor(request(Map.of("X-API-Key", "tokyo-co")), "tokyo-co",
+						rules.resolutionFailures()))
+					.isEqualTo(RateLimitPolicy.calendar("quota", 1000, tokyoDays));
+				assertThat(rule.policyFor(request(Map.of("X-API-Key", "other")), "other", rules.resolutionFailures()))
+					.isSameAs(rule.policy());
+			});
+		this.runner.withPropertyValues("ratelimit.rules.quota.zone-key=#{request.getHeader('X-Zone')}")
+			.withBean(RateLimitListener.class, () -> listener)
+			.run((context) -> {
+				RateLimitRules rules = context.getBean(RateLimitRules.class);
+				RateLimitRule rule = rules.get("quota").orElseThrow();
+				assertThat(rule.policyFor(request(Map.of("X-Zone", "Asia/Tokyo")), "a", rules.resolutionFailures()))
+					.isEqualTo(RateLimitPolicy.calendar("quota", 1000, tokyoDays));
+				assertThat(rule.policyFor(request(Map.of()), "a", rules.resolutionFailures())).isSameAs(rule.policy());
+			});
+		assertThat(reported).as("nothing found is not a failure").isEmpty();
 	}
 
 	@Test

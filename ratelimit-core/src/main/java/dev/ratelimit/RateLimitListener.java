@@ -45,7 +45,13 @@ public interface RateLimitListener {
 		COST("cost"),
 
 		/** The distinct value ({@code ratelimit.rules.<name>.distinct}); the client IP is counted instead. */
-		DISTINCT("distinct");
+		DISTINCT("distinct"),
+
+		/**
+		 * The subject's zone ({@code ratelimit.rules.<name>.zone-key} of a calendar quota), or a value that is not an
+		 * IANA zone id; the rule's {@code zone} is used instead.
+		 */
+		ZONE_KEY("zone-key");
 
 		private final String propertyName;
 

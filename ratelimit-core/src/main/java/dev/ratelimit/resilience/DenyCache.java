@@ -180,6 +180,8 @@ public final class DenyCache {
 				// a distinct denial holds for a new value only: a value seen in the window is admitted
 				.append((check.distinctValue() != null) ? check.distinctValue() : "")
 				.append(check.maxWait().isZero() ? "" : "/w" + check.maxWait().toNanos())
+				// a calendar quota's window is its zone's: a denial in one zone does not hold in another
+				.append((check.policy().calendar() != null) ? "/z" + check.policy().calendar().zone().getId() : "")
 				.append('\u0001');
 		}
 		return signature.toString();

@@ -2,6 +2,7 @@ package dev.ratelimit.actuate;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -212,12 +213,35 @@ public class RateLimitsEndpoint {
 	 * network it belongs to (e.g. {@code 2001:db8:1:2::7} as {@code 2001:db8:1:2::/64}), which rules key
 	 * @param tier the subject's tier for rules with tiers, or {@code null} for the rule's own limit
 	 */
+	public @Nullable SubjectDescriptor subject(String rule, String[] key, @Nullable String tier) {
+		return subject(rule, key, tier, null);
+	}
+
+	/**
+	 * Returns a subject's state without consuming anything, or {@code null} for an unknown rule or tier.
+	 * @param rule the rule
+	 * @param key the subject as the rule resolves it (may contain '/'); a client's IP address is read as the client
+	 * network it belongs to
+	 * @param tier the subject's tier for rules with tiers, or {@code null} for the rule's own limit
+	 * @param zone for a calendar quota, the subject's zone (what its {@code zone-key} gives for its requests, which
+	 * this endpoint cannot resolve without a request), or {@code null} for the rule's {@code zone}; ignored by other
+	 * rules
+	 * @throws InvalidOverrideException when the zone is not an IANA zone id
+	 */
 	@ReadOperation
 	public @Nullable SubjectDescriptor subject(@Selector String rule,
-			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String tier) {
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String tier,
+			@Nullable String zone) {
 		Optional<RateLimitRule> found = this.rules.get(rule);
 		if (found.isEmpty()) {
 			return null;
+		}
+		ZoneId subjectZone = null;
+		if (zone != null) {
+			subjectZone = RateLimitRule.zoneOf(zone);
+			if (subjectZone == null) {
+				throw new InvalidOverrideException("zone is not an IANA zone id; use one such as Europe/Berlin or UTC");
+			}
 		}
 		String subject = subject(key);
 		// a subject's exception is its policy, whatever its tier (as for a request)
@@ -227,6 +251,7 @@ public class RateLimitsEndpoint {
 		if (policy == null) {
 			return null;
 		}
+		policy = RateLimitRule.inZone(policy, subjectZone);
 		Decision now = peek(policy, subject, 0);
 		// what a request of cost 1 would get: its wait, whatever the algorithm (zero if a unit came back meanwhile)
 		Duration retryAfter = (now.remaining() == 0) ? peek(policy, subject, 1).retryAfter() : Duration.ZERO;

@@ -20,7 +20,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 
 /**
  * HTTP status codes for {@link RateLimitsEndpoint}: 404 for an unknown rule (or tier), 400 with the reason for an
- * invalid override or exception, 503 when the store cannot be reached to inspect or reset a subject. It also routes
+ * invalid override or exception (or a {@code ?zone=} that is not an IANA zone id), 503 when the store cannot be reached to inspect or reset a subject. It also routes
  * {@code GET .../{rule}/exceptions} and {@code DELETE .../{rule}/exceptions/{subject}}, which share their paths with a
  * subject's inspection and reset: a subject named {@code exceptions} is inspected only with {@code ?tier=}, and one
  * starting with {@code exceptions/} is not reset through this endpoint. Under {@value RateLimitsEndpoint#LISTS} it
@@ -45,15 +45,19 @@ public class RateLimitsEndpointWebExtension {
 
 	@ReadOperation
 	public WebEndpointResponse<Object> subject(@Selector String rule,
-			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String tier) {
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String tier,
+			@Nullable String zone) {
 		if (key.length == 1 && RateLimitsEndpoint.EXCEPTIONS.equals(key[0]) && tier == null) {
 			return orNotFound(this.endpoint.exceptions(rule));
 		}
 		try {
-			return orNotFound(this.endpoint.subject(rule, key, tier));
+			return orNotFound(this.endpoint.subject(rule, key, tier, zone));
 		}
 		catch (RateLimitStoreException ex) {
 			return unavailable(ex);
+		}
+		catch (RateLimitsEndpoint.InvalidOverrideException ex) {
+			return badRequest(ex);
 		}
 	}
 

@@ -1011,6 +1011,13 @@ public class RateLimitProperties {
 		private String zone = "UTC";
 
 		/**
+		 * How to find the subject's own time zone for a 'calendar' quota, resolved per request like 'key' and
+		 * 'tier-key': header:<Name>, a SpEL template #{...} or @beanName giving an IANA zone id. 'zone' is used when
+		 * it gives nothing or a value that is not an IANA zone id.
+		 */
+		private @Nullable String zoneKey;
+
+		/**
 		 * First day of a 'calendar: week' window.
 		 */
 		private DayOfWeek weekStart = DayOfWeek.MONDAY;
@@ -1215,6 +1222,14 @@ public class RateLimitProperties {
 
 		public void setZone(String zone) {
 			this.zone = zone;
+		}
+
+		public @Nullable String getZoneKey() {
+			return this.zoneKey;
+		}
+
+		public void setZoneKey(@Nullable String zoneKey) {
+			this.zoneKey = zoneKey;
 		}
 
 		public @Nullable String getStore() {

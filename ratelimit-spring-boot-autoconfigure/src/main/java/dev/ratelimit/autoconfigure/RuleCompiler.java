@@ -350,7 +350,58 @@ public final class RuleCompiler {
 				cost(prefix + ".cost", rule.getCost()), rule.getMode(), rule.getOnStoreFailure(), phase(rule),
 				status(prefix + ".status", rule.getStatus(), defaultStatus(algorithm, rule.getKey())), distinct,
 				countWhen, waiting(prefix, algorithm, rule), sync(prefix, algorithm, rule, policy), exceptions,
-				settle(prefix, rule, policy, countWhen));
+				settle(prefix, rule, policy, countWhen), zoneKey(prefix, rule, apiKeyHeader));
+	}
+
+	/**
+	 * Compiles {@code zone-key}, the subject's own zone of a calendar quota, resolved per request in the forms of
+	 * {@code key} and {@code tier-key} that read the request ({@code header:<Name>}, a SpEL template,
+	 * {@code @beanName}), or {@code null} when every subject counts in {@code zone}. Unlike a key, a missing header or
+	 * an empty template gives nothing (the rule's {@code zone}), not the client IP.
+	 * @throws InvalidRateLimitRuleException naming the property for a zone key on a rule without a calendar, blank, or
+	 * in another form
+	 */
+	private @Nullable KeyResolver zoneKey(String prefix, RateLimitProperties.Rule rule, String apiKeyHeader) {
+		String text = rule.getZoneKey();
+		if (text == null) {
+			return null;
+		}
+		String property = prefix + ".zone-key";
+		String fix = "Set it to header:<Name>, a SpEL template #{...} or @beanName giving an IANA zone id, or remove it"
+				+ " to count every subject in zone";
+		if (rule.getCalendar() == null) {
+			throw new InvalidRateLimitRuleException(property, "a zone key gives the zone of a calendar quota's windows,"
+					+ " and this rule has no calendar", "Set calendar: day, week or month, or remove zone-key");
+		}
+		String spec = text.trim();
+		if (spec.isEmpty()) {
+			throw new InvalidRateLimitRuleException(property, "is blank", fix);
+		}
+		if (spec.regionMatches(true, 0, "header:", 0, "header:".length())) {
+			String name = spec.substring("header:".length()).trim();
+			if (name.isEmpty()) {
+				throw new InvalidRateLimitRuleException(property, "'header:' needs a header name", fix);
+			}
+			return (request) -> request.getHeader(name);
+		}
+		if (RequestExpressions.isTemplate(spec)) {
+			Expression expression;
+			try {
+				expression = this.expressions.parse(spec);
+			}
+			catch (ParseException ex) {
+				throw new InvalidRateLimitRuleException(property, "'" + spec + "' is not a valid SpEL template: "
+						+ ex.getMessage(), "Fix the expression, e.g. #{request.getHeader('X-Zone')}");
+			}
+			return (request) -> {
+				Object value = this.expressions.evaluate(expression, request);
+				return (value != null) ? value.toString() : null;
+			};
+		}
+		if (spec.startsWith("@") && spec.length() > 1 && !spec.contains("+")) {
+			return key(property, spec, apiKeyHeader);
+		}
+		throw new InvalidRateLimitRuleException(property, "'" + spec + "' does not read a zone from the request", fix);
 	}
 
 	/**
@@ -710,6 +761,7 @@ public final class RuleCompiler {
 		notForAdaptive(prefix + ".tiers", !rule.getTiers().isEmpty());
 		notForAdaptive(prefix + ".exceptions", !rule.getExceptions().isEmpty());
 		notForAdaptive(prefix + ".tier-key", rule.getTierKey() != null);
+		notForAdaptive(prefix + ".zone-key", rule.getZoneKey() != null);
 		notForAdaptive(prefix + ".cost", !rule.getCost().trim().equals("1"));
 		notForAdaptive(prefix + ".key", !rule.getKey().trim().equals("ip"));
 		notForAdaptive(prefix + ".on-store-failure", rule.getOnStoreFailure() != StoreFailureMode.LOCAL);
@@ -836,6 +888,9 @@ public final class RuleCompiler {
 					: (policy.algorithm() == Algorithm.DISTINCT) ? " values of " + rule.getDistinct().trim() + " per "
 							: " per ")
 			.append((policy.calendar() != null) ? policy.calendar().toString() : Periods.format(policy.period()));
+		if (compiled.zoneKey() != null) {
+			line.append(" (or the subject's zone from ").append(rule.getZoneKey().trim()).append(')');
+		}
 		if (policy.algorithm().usesBurst() && policy.capacity() != policy.limit()) {
 			line.append(" (burst ").append(policy.capacity()).append(')');
 		}

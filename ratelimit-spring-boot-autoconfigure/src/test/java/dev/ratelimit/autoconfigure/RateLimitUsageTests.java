@@ -72,6 +72,18 @@ class RateLimitUsageTests {
 	}
 
 	@Test
+	void aCalendarQuotaIsReadInTheSubjectsZone() {
+		this.runner.run((context) -> {
+			RateLimitUsage usage = context.getBean(RateLimitUsage.class);
+			// 18:00 in Berlin is noon in New York: the subject's day there ends at its midnight, not Berlin's
+			assertThat(usage.of("daily", "new", null, ZoneId.of("America/New_York")).orElseThrow().resetsAt())
+				.isEqualTo(LocalDateTime.parse("2026-03-30T00:00").atZone(ZoneId.of("America/New_York")).toInstant());
+			assertThat(usage.of("daily", "new", "pro", null).orElseThrow().resetsAt())
+				.isEqualTo(LocalDateTime.parse("2026-03-30T00:00").atZone(BERLIN).toInstant());
+		});
+	}
+
+	@Test
 	void aUserBeanReplacesIt() {
 		RateLimitUsage own = new RateLimitUsage(new RateLimitRules(java.util.List.of()),
 				new dev.ratelimit.local.LocalRateLimitStore(10), Clock.systemUTC());

@@ -1,6 +1,7 @@
 package dev.ratelimit.test;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.resilience.DenyCache;
 import dev.ratelimit.resilience.ResilientRateLimiter;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -15,7 +16,7 @@ public final class FreshState {
 	}
 
 	/**
-	 * Empties the test Redis and the limiter's deny cache.
+	 * Empties the test Redis and the limiter's deny cache (if it has one).
 	 * @param connectionFactory the application's Redis connection factory
 	 * @param limiter the application's limiter, a {@link ResilientRateLimiter}
 	 */
@@ -23,7 +24,10 @@ public final class FreshState {
 		try (var connection = connectionFactory.getConnection()) {
 			connection.serverCommands().flushAll();
 		}
-		((ResilientRateLimiter) limiter).denyCache().clear();
+		DenyCache denyCache = ((ResilientRateLimiter) limiter).denyCache();
+		if (denyCache != null) {
+			denyCache.clear();
+		}
 	}
 
 }

@@ -9,7 +9,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.aot.hint.TypeReference;
 
 /**
- * Keeps what key, tier-key and cost expressions call reflectively in a native image: SpEL reads
+ * Keeps what key, tier-key, zone-key and cost expressions call reflectively in a native image: SpEL reads
  * {@link RequestExpressions.Root#getRequest() request} and invokes the {@link RateLimitRequest} methods an
  * expression names ({@code getHeader}, {@code getParameter}, {@code clientIp}, ...) on the root object and on each web
  * stack's request view. Registered in {@code META-INF/spring/aot.factories}.

@@ -1,10 +1,13 @@
 package dev.ratelimit.rule;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.DenialStatus;
 import dev.ratelimit.KeyResolver;
 import dev.ratelimit.RateLimitCheck;
@@ -40,12 +43,17 @@ import org.jspecify.annotations.Nullable;
  * policy name), which replaces the rule's policy and the tier's for that subject; see {@link #exceptionPolicy}
  * @param settle where the cost of an admitted request is found when it ends ({@code settle}; its {@code cost} is then
  * an estimate, settled by {@link CostSettlement}), or {@code null} when the cost is known before it runs
+ * @param zoneKey how to find the subject's own time zone for a calendar quota ({@code zone-key}), or {@code null} when
+ * every subject counts in the calendar's zone; see {@link #inZone}
  */
 public record RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
 		Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
 		StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
 		@Nullable CountWhen countWhen, RuleWaiting waiting, @Nullable SyncSettings sync,
-		Map<String, RateLimitPolicy> exceptions, @Nullable SettleSource settle) {
+		Map<String, RateLimitPolicy> exceptions, @Nullable SettleSource settle, @Nullable KeyResolver zoneKey) {
+
+	/** The IANA zone ids a {@code zone-key} may give: a fixed set, so the policies it makes stay few. */
+	private static final Set<String> ZONE_IDS = Set.copyOf(ZoneId.getAvailableZoneIds());
 
 	public RateLimitRule {
 		tiers = Map.copyOf(tiers);
@@ -57,6 +65,19 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		if (phase == RulePhase.AUTO) {
 			throw new IllegalArgumentException("A compiled rule's phase is before or after authentication, not auto");
 		}
+		if (zoneKey != null && policy.calendar() == null) {
+			throw new IllegalArgumentException("A zone key applies to a calendar quota only");
+		}
+	}
+
+	/** Creates a rule whose subjects all count in the calendar's zone (no {@code zone-key}). */
+	public RateLimitRule(String name, RequestMatch match, KeyResolver key, RateLimitPolicy policy,
+			Map<String, RateLimitPolicy> tiers, @Nullable KeyResolver tierKey, CostResolver cost, RuleMode mode,
+			StoreFailureMode onStoreFailure, RulePhase phase, DenialStatus status, @Nullable KeyResolver distinct,
+			@Nullable CountWhen countWhen, RuleWaiting waiting, @Nullable SyncSettings sync,
+			Map<String, RateLimitPolicy> exceptions, @Nullable SettleSource settle) {
+		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, distinct, countWhen,
+				waiting, sync, exceptions, settle, null);
 	}
 
 	/** Creates a rule whose cost is known before the request runs (no {@code settle}). */
@@ -66,7 +87,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 			@Nullable CountWhen countWhen, RuleWaiting waiting, @Nullable SyncSettings sync,
 			Map<String, RateLimitPolicy> exceptions) {
 		this(name, match, key, policy, tiers, tierKey, cost, mode, onStoreFailure, phase, status, distinct, countWhen,
-				waiting, sync, exceptions, null);
+				waiting, sync, exceptions, null, null);
 	}
 
 	/**
@@ -105,6 +126,7 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		builder.sync = this.sync;
 		builder.exceptions = this.exceptions;
 		builder.settle = this.settle;
+		builder.zoneKey = this.zoneKey;
 		return builder;
 	}
 
@@ -158,15 +180,73 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 	}
 
 	/**
-	 * Returns the policy of a subject's exception, else the policy of the request's tier, else the rule's policy.
+	 * Returns the policy of a subject's exception, else the policy of the request's tier, else the rule's policy; for
+	 * a calendar quota with a {@code zone-key}, counted in the request's zone.
 	 * @param request the request
 	 * @param subject the subject as the rule's key resolved it
-	 * @param failures told of a tier key that cannot be resolved, before this rule uses its own policy
+	 * @param failures told of a tier key or zone key that cannot be resolved, before this rule uses its own policy or
+	 * zone
 	 * @return the policy
 	 */
 	public RateLimitPolicy policyFor(RateLimitRequest request, String subject, ResolutionFailures failures) {
 		RateLimitPolicy exception = this.exceptions.isEmpty() ? null : this.exceptions.get(subject);
-		return (exception != null) ? exception : policyFor(request, failures);
+		return (exception != null) ? inZone(exception, zoneFor(request, failures)) : policyFor(request, failures);
+	}
+
+	/**
+	 * Returns a calendar quota's policy counted in another zone: the same name, limit and calendar unit, so a subject
+	 * keeps one state in the store whatever its zone (the state holds its window's start, and a window of another zone
+	 * counts as over, see decision 133).
+	 * @param policy the policy
+	 * @param zone the zone, or {@code null} for the policy's own
+	 * @return the policy in that zone ({@code policy} itself when it has no calendar or already counts in it)
+	 */
+	public static RateLimitPolicy inZone(RateLimitPolicy policy, @Nullable ZoneId zone) {
+		CalendarPeriod calendar = policy.calendar();
+		if (zone == null || calendar == null || calendar.zone().equals(zone)) {
+			return policy;
+		}
+		return new RateLimitPolicy(policy.name(), policy.algorithm(), policy.limit(), policy.period(), policy.burst(),
+				policy.spreadWindows(), new CalendarPeriod(calendar.unit(), zone, calendar.weekStart()), policy.warmUp(),
+				policy.coldFactor());
+	}
+
+	/**
+	 * Reads an IANA zone id as a subject's zone: a region such as {@code Europe/Berlin} or {@code UTC}; not an offset
+	 * ({@code +02:00}), whose windows would drift from the subject's calendar at each clock change.
+	 * @param value the zone id
+	 * @return the zone, or {@code null} when the value is not an IANA zone id
+	 */
+	public static @Nullable ZoneId zoneOf(String value) {
+		String id = value.trim();
+		return ZONE_IDS.contains(id) ? ZoneId.of(id) : null;
+	}
+
+	/**
+	 * Returns the request's zone from the {@code zone-key}, or {@code null} for the calendar's own: when there is no
+	 * zone key, it gives nothing, or (reported) it fails or gives a value that is not an IANA zone id.
+	 */
+	private @Nullable ZoneId zoneFor(RateLimitRequest request, ResolutionFailures failures) {
+		if (this.zoneKey == null) {
+			return null;
+		}
+		String value;
+		try {
+			value = this.zoneKey.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			failures.report(this.name, ResolutionPart.ZONE_KEY, ex);
+			return null;
+		}
+		if (value == null || value.isBlank()) {
+			return null;
+		}
+		ZoneId zone = zoneOf(value);
+		if (zone == null) {
+			// the value is the client's: it stays out of the report (which a listener may log or tag)
+			failures.report(this.name, ResolutionPart.ZONE_KEY, new UnknownZoneException());
+		}
+		return zone;
 	}
 
 	/**
@@ -194,12 +274,19 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 	}
 
 	/**
-	 * Returns the policy of the request's tier, or the rule's policy when the tier is missing or unknown.
+	 * Returns the policy of the request's tier, or the rule's policy when the tier is missing or unknown; for a
+	 * calendar quota with a {@code zone-key}, counted in the request's zone.
 	 * @param request the request
-	 * @param failures told of a tier key that cannot be resolved, before this rule uses its own policy
+	 * @param failures told of a tier key or zone key that cannot be resolved, before this rule uses its own policy or
+	 * zone
 	 * @return the policy
 	 */
 	public RateLimitPolicy policyFor(RateLimitRequest request, ResolutionFailures failures) {
+		RateLimitPolicy policy = tierPolicy(request, failures);
+		return (this.zoneKey != null) ? inZone(policy, zoneFor(request, failures)) : policy;
+	}
+
+	private RateLimitPolicy tierPolicy(RateLimitRequest request, ResolutionFailures failures) {
 		if (this.tierKey == null) {
 			return this.policy;
 		}
@@ -213,6 +300,15 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		}
 		RateLimitPolicy tierPolicy = (tier != null) ? this.tiers.get(tier) : null;
 		return (tierPolicy != null) ? tierPolicy : this.policy;
+	}
+
+	/** A zone key gave a value that is not an IANA zone id; the value is left out, as it is the client's. */
+	static final class UnknownZoneException extends RuntimeException {
+
+		UnknownZoneException() {
+			super("not an IANA zone id", null, false, false);
+		}
+
 	}
 
 	/**
@@ -253,6 +349,8 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		private Map<String, RateLimitPolicy> exceptions = Map.of();
 
 		private @Nullable SettleSource settle;
+
+		private @Nullable KeyResolver zoneKey;
 
 		private Builder(String name, RateLimitPolicy policy) {
 			this.name = name;
@@ -359,13 +457,22 @@ public record RateLimitRule(String name, RequestMatch match, KeyResolver key, Ra
 		}
 
 		/**
+		 * Sets how to find the subject's own zone for a calendar quota, or {@code null} to count every subject in the
+		 * calendar's zone (the default).
+		 */
+		public Builder zoneKey(@Nullable KeyResolver zoneKey) {
+			this.zoneKey = zoneKey;
+			return this;
+		}
+
+		/**
 		 * Returns the rule.
 		 * @throws IllegalArgumentException when the components do not fit together (see the record's constructor)
 		 */
 		public RateLimitRule build() {
 			return new RateLimitRule(this.name, this.match, this.key, this.policy, this.tiers, this.tierKey, this.cost,
 					this.mode, this.onStoreFailure, this.phase, this.status, this.distinct, this.countWhen, this.waiting,
-					this.sync, this.exceptions, this.settle);
+					this.sync, this.exceptions, this.settle, this.zoneKey);
 		}
 
 	}

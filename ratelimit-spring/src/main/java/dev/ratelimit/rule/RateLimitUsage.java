@@ -1,6 +1,7 @@
 package dev.ratelimit.rule;
 
 import java.time.Clock;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 
@@ -55,10 +56,23 @@ public class RateLimitUsage {
 	 * @return the usage, or empty for an unknown rule
 	 */
 	public Optional<QuotaUsage> of(String rule, String subject, @Nullable String tier) {
+		return of(rule, subject, tier, null);
+	}
+
+	/**
+	 * Returns a subject's usage of a rule at a tier's limit, for a calendar quota in the subject's own zone (the one
+	 * its {@code zone-key} gives for the subject's requests): {@code resetsAt} is then the end of the subject's window.
+	 * @param rule the rule's name
+	 * @param subject the subject as the rule's key resolves it
+	 * @param tier the subject's tier, or {@code null} (or an unknown tier) for the rule's own limit
+	 * @param zone the subject's zone, or {@code null} for the rule's {@code zone}; ignored by a rule without a calendar
+	 * @return the usage, or empty for an unknown rule
+	 */
+	public Optional<QuotaUsage> of(String rule, String subject, @Nullable String tier, @Nullable ZoneId zone) {
 		return this.rules.get(rule).map((found) -> {
 			RateLimitPolicy tierPolicy = (tier != null) ? found.tiers().get(tier) : null;
 			RateLimitPolicy policy = (tierPolicy != null) ? tierPolicy : found.policy();
-			return usage(policy, subject, (tierPolicy != null) ? tier : null);
+			return usage(RateLimitRule.inZone(policy, zone), subject, (tierPolicy != null) ? tier : null);
 		});
 	}
 

@@ -104,6 +104,7 @@ public final class ResolutionFailures {
 			case TIER_KEY -> "the rule's own limit is used instead";
 			case COST -> "the request costs 1 instead";
 			case DISTINCT -> "the client IP is counted as the value instead";
+			case ZONE_KEY -> "the rule's zone is used instead";
 		};
 	}
 

@@ -1,10 +1,11 @@
 package dev.ratelimit.actuate;
 
 import java.net.http.HttpResponse;
+import java.util.Locale;
 import java.util.Map;
 
-import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitCheck;
+import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.rule.RateLimitRules;
 import dev.ratelimit.test.TestHttp;
@@ -83,7 +84,7 @@ class RateLimitsEndpointSubjectPathsIntegrationTests {
 	private static ConfigurableApplicationContext start(Stack stack, RedisEndpoint redis) {
 		String[] rule = { "ratelimit.rules.paths.match.paths=/paths", "ratelimit.rules.paths.key=header:X-Client",
 				"ratelimit.rules.paths.limit=3", "ratelimit.rules.paths.period=1h",
-				"ratelimit.key-prefix=rl-paths-" + stack.name().toLowerCase(java.util.Locale.ROOT),
+				"ratelimit.key-prefix=rl-paths-" + stack.name().toLowerCase(Locale.ROOT),
 				"spring.data.redis.url=" + redis.uri(), "server.port=0",
 				"management.endpoints.web.exposure.include=ratelimits" };
 		if (stack == Stack.MVC) {

@@ -26,6 +26,11 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * starting with {@code exceptions/} is not reset through this endpoint. Under {@value RateLimitsEndpoint#LISTS} it
  * adds ({@code POST .../lists/deny}) and removes ({@code DELETE .../lists/deny?entry=...}) entries of the allow and
  * deny lists; each change of a list or of a per-subject exception is logged with who made it.
+ * <p>
+ * A subject may contain '/' (a composite key, an IPv6 network), so it is the path's remaining segments after the
+ * rule's. Spring MVC hands those segments alone; WebFlux hands them with the rule's segment in front (its
+ * {@code PathPattern#extractPathWithinPattern} starts at the pattern's first variable, {@code {rule}}), which this
+ * extension drops when it serves a reactive application.
  */
 @EndpointWebExtension(endpoint = RateLimitsEndpoint.class)
 public class RateLimitsEndpointWebExtension {
@@ -34,8 +39,24 @@ public class RateLimitsEndpointWebExtension {
 
 	private final RateLimitsEndpoint endpoint;
 
+	private final boolean remainingPathStartsWithRule;
+
+	/**
+	 * Creates the extension of a Spring MVC application.
+	 * @param endpoint the endpoint
+	 */
 	public RateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
+		this(endpoint, false);
+	}
+
+	/**
+	 * Creates the extension.
+	 * @param endpoint the endpoint
+	 * @param reactive whether it serves a WebFlux application, whose remaining path starts with the rule's segment
+	 */
+	public RateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint, boolean reactive) {
 		this.endpoint = endpoint;
+		this.remainingPathStartsWithRule = reactive;
 	}
 
 	@ReadOperation
@@ -45,8 +66,13 @@ public class RateLimitsEndpointWebExtension {
 
 	@ReadOperation
 	public WebEndpointResponse<Object> subject(@Selector String rule,
+<<<<<<< HEAD
 			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String tier,
 			@Nullable String zone) {
+=======
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] remaining, @Nullable String tier) {
+		String[] key = afterRule(remaining);
+>>>>>>> iwfa
 		if (key.length == 1 && RateLimitsEndpoint.EXCEPTIONS.equals(key[0]) && tier == null) {
 			return orNotFound(this.endpoint.exceptions(rule));
 		}
@@ -63,12 +89,11 @@ public class RateLimitsEndpointWebExtension {
 
 	@DeleteOperation
 	public WebEndpointResponse<Object> reset(@Selector String rule,
-			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String entry,
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] remaining, @Nullable String entry,
 			SecurityContext securityContext) {
+		String[] key = afterRule(remaining);
 		RateLimitListsAdmin lists = this.endpoint.lists();
-		// WebFlux hands the remaining segments with the first selector's ([lists, deny]), Spring MVC without ([deny])
-		String list = (key.length == 1) ? key[0]
-				: (key.length == 2 && key[0].equals(rule)) ? key[1] : null;
+		String list = (key.length == 1) ? key[0] : null;
 		if (RateLimitsEndpoint.LISTS.equals(rule) && list != null && lists != null) {
 			try {
 				return orNotFound(lists.remove(list, entry, who(securityContext)));
@@ -97,6 +122,12 @@ public class RateLimitsEndpointWebExtension {
 		catch (RateLimitStoreException ex) {
 			return unavailable(ex);
 		}
+	}
+
+	/** The segments of a remaining path after the rule's: the subject's, or {@code exceptions} and the subject's. */
+	private String[] afterRule(String[] remaining) {
+		return (this.remainingPathStartsWithRule && remaining.length > 0)
+				? Arrays.copyOfRange(remaining, 1, remaining.length) : remaining;
 	}
 
 	@WriteOperation

@@ -38,6 +38,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -92,8 +94,9 @@ public final class RateLimitActuatorAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
-			return new RateLimitsEndpointWebExtension(endpoint);
+		RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint,
+				ApplicationContext context) {
+			return new RateLimitsEndpointWebExtension(endpoint, context instanceof ReactiveWebApplicationContext);
 		}
 
 		/** Lets the lists' writes take {@code "rules"} as a JSON array on Spring MVC. */

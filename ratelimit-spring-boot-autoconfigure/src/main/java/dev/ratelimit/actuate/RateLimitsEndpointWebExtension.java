@@ -66,13 +66,9 @@ public class RateLimitsEndpointWebExtension {
 
 	@ReadOperation
 	public WebEndpointResponse<Object> subject(@Selector String rule,
-<<<<<<< HEAD
-			@Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String tier,
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] remaining, @Nullable String tier,
 			@Nullable String zone) {
-=======
-			@Selector(match = Selector.Match.ALL_REMAINING) String[] remaining, @Nullable String tier) {
 		String[] key = afterRule(remaining);
->>>>>>> iwfa
 		if (key.length == 1 && RateLimitsEndpoint.EXCEPTIONS.equals(key[0]) && tier == null) {
 			return orNotFound(this.endpoint.exceptions(rule));
 		}

@@ -37,14 +37,6 @@ public abstract class RateLimitStoreContractTests {
 
 	private String subject;
 
-	/**
-	 * Whether giving back to a subject without state leaves none (a {@code scope: global} window records the refund
-	 * in its region entries all the same, as its refund does).
-	 */
-	protected boolean givesBackNothingWithoutATrace(RateLimitPolicy policy) {
-		return true;
-	}
-
 	/** Creates the store under test on the given clock. */
 	protected abstract RateLimitStore createStore(MutableClock clock);
 
@@ -943,9 +935,7 @@ public abstract class RateLimitStoreContractTests {
 		Consumption refunded = consumed(policy, 2);
 		this.store.reset(policy, this.subject);
 		assertThat(settle(refunded, 0).remaining()).isEqualTo(5);
-		if (givesBackNothingWithoutATrace(policy)) {
-			assertThat(holdsState(policy, this.subject)).isFalse();
-		}
+		assertThat(holdsState(policy, this.subject)).isFalse();
 		Consumption charged = consumed(policy, 1);
 		this.store.reset(policy, this.subject);
 		assertThat(settle(charged, 4).remaining()).as("charged the 3 units beyond the estimate").isEqualTo(2);

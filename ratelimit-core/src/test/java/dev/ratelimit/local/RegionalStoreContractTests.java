@@ -40,12 +40,6 @@ class RegionalStoreContractTests extends RateLimitStoreContractTests {
 				: this.shared.holds(policy, subject);
 	}
 
-	/** A global rule's refund is a refund entry, written whether or not the window counts anything. */
-	@Override
-	protected boolean givesBackNothingWithoutATrace(RateLimitPolicy policy) {
-		return !RegionCounters.supports(policy);
-	}
-
 	@Override
 	protected boolean reservesWhereItDecides() {
 		return false;

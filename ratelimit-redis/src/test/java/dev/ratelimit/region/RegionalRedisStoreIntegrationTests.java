@@ -57,12 +57,6 @@ class RegionalRedisStoreIntegrationTests extends RateLimitStoreContractTests {
 		}
 	}
 
-	/** A global rule's refund is a refund entry, written whether or not the window counts anything. */
-	@Override
-	protected boolean givesBackNothingWithoutATrace(RateLimitPolicy policy) {
-		return !RegionCounters.supports(policy);
-	}
-
 	@Override
 	protected boolean reservesWhereItDecides() {
 		return false;

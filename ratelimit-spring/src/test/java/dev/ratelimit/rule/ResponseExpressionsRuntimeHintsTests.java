@@ -10,13 +10,13 @@ import org.springframework.http.HttpHeaders;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** What {@code settle} expressions call through SpEL is kept in a native image. */
-class SettleRuntimeHintsTests {
+/** What {@code settle} and {@code count-when} expressions call through SpEL is kept in a native image. */
+class ResponseExpressionsRuntimeHintsTests {
 
 	private final RuntimeHints hints = new RuntimeHints();
 
-	SettleRuntimeHintsTests() {
-		new SettleRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
+	ResponseExpressionsRuntimeHintsTests() {
+		new ResponseExpressionsRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
 	}
 
 	@Test
@@ -30,10 +30,20 @@ class SettleRuntimeHintsTests {
 	}
 
 	@Test
+	void theEndingOfCountWhenIsInvocable() {
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(CountWhen.Ending.class, "status"))
+			.accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(CountWhen.Ending.class, "exception"))
+			.accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Throwable.class, "getMessage"))
+			.accepts(this.hints);
+	}
+
+	@Test
 	void springAotFindsTheRegistrar() {
 		assertThat(SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories")
 			.load(RuntimeHintsRegistrar.class))
-			.anySatisfy((registrar) -> assertThat(registrar).isInstanceOf(SettleRuntimeHints.class));
+			.anySatisfy((registrar) -> assertThat(registrar).isInstanceOf(ResponseExpressionsRuntimeHints.class));
 	}
 
 }

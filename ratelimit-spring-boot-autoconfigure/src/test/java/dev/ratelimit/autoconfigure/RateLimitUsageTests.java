@@ -72,6 +72,17 @@ class RateLimitUsageTests {
 	}
 
 	@Test
+	void aSubjectWithAnExceptionSeesItsOwnLimit() {
+		this.runner.withPropertyValues("ratelimit.rules.daily.exceptions.partner-7=500").run((context) -> {
+			RateLimitUsage usage = context.getBean(RateLimitUsage.class);
+			assertThat(usage.of("daily", "partner-7").orElseThrow().limit()).isEqualTo(500);
+			assertThat(usage.of("daily", "partner-7", "pro").orElseThrow().limit()).as("whatever its tier")
+				.isEqualTo(500);
+			assertThat(usage.of("daily", "other").orElseThrow().limit()).isEqualTo(10);
+		});
+	}
+
+	@Test
 	void aCalendarQuotaIsReadInTheSubjectsZone() {
 		this.runner.run((context) -> {
 			RateLimitUsage usage = context.getBean(RateLimitUsage.class);

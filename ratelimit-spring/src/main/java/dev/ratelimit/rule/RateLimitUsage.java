@@ -49,7 +49,8 @@ public class RateLimitUsage {
 	}
 
 	/**
-	 * Returns a subject's usage of a rule at a tier's limit.
+	 * Returns a subject's usage of a rule at a tier's limit (at its own limit when the subject has an exception of the
+	 * rule, as its requests are).
 	 * @param rule the rule's name
 	 * @param subject the subject as the rule's key resolves it
 	 * @param tier the subject's tier, or {@code null} (or an unknown tier) for the rule's own limit
@@ -70,8 +71,10 @@ public class RateLimitUsage {
 	 */
 	public Optional<QuotaUsage> of(String rule, String subject, @Nullable String tier, @Nullable ZoneId zone) {
 		return this.rules.get(rule).map((found) -> {
-			RateLimitPolicy tierPolicy = (tier != null) ? found.tiers().get(tier) : null;
-			RateLimitPolicy policy = (tierPolicy != null) ? tierPolicy : found.policy();
+			// a subject's exception is its policy, whatever its tier (as for a request)
+			RateLimitPolicy exception = found.exceptions().get(subject);
+			RateLimitPolicy tierPolicy = (exception == null && tier != null) ? found.tiers().get(tier) : null;
+			RateLimitPolicy policy = (exception != null) ? exception : (tierPolicy != null) ? tierPolicy : found.policy();
 			return usage(RateLimitRule.inZone(policy, zone), subject, (tierPolicy != null) ? tier : null);
 		});
 	}

@@ -7,6 +7,7 @@ import dev.ratelimit.rule.QuotaUsage;
 import dev.ratelimit.rule.RateLimitUsage;
 import dev.ratelimit.store.RateLimitStoreException;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -28,11 +29,15 @@ class UsageController {
 	/** The quotas a customer may read: the conversions', and the token budget of {@code GET /api/chat}. */
 	static final List<String> QUOTAS = List.of(QUOTA, "chat-tokens");
 
-	private final RateLimitUsage usage;
+	private final ObjectProvider<RateLimitUsage> usage;
 
 	private final ApiKeyPlans plans;
 
-	UsageController(RateLimitUsage usage, ApiKeyPlans plans) {
+	/**
+	 * The usage bean is absent with {@code ratelimit.enabled=false}: the sample still starts, and {@code /api/usage}
+	 * says there is nothing to read.
+	 */
+	UsageController(ObjectProvider<RateLimitUsage> usage, ApiKeyPlans plans) {
 		this.usage = usage;
 		this.plans = plans;
 	}
@@ -52,9 +57,13 @@ class UsageController {
 		if (!QUOTAS.contains(quotaName)) {
 			throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "quota must be one of " + QUOTAS);
 		}
+		RateLimitUsage usage = this.usage.getIfAvailable();
+		if (usage == null) {
+			throw new ResponseStatusException(HttpStatus.NOT_FOUND, "the limiter is off (ratelimit.enabled=false)");
+		}
 		QuotaUsage quota;
 		try {
-			quota = this.usage.of(quotaName, apiKey, plan).orElseThrow();
+			quota = usage.of(quotaName, apiKey, plan).orElseThrow();
 		}
 		catch (RateLimitStoreException ex) {
 			// a usage is what the store holds: there is nothing to fall back on, so say so instead of a 500

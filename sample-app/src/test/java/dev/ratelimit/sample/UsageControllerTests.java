@@ -16,6 +16,7 @@ import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.store.RateLimitStoreException;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ResponseStatusException;
 
@@ -52,7 +53,9 @@ class UsageControllerTests {
 					CalendarPeriod.of(CalendarPeriod.Unit.DAY, ZoneOffset.UTC)))
 			.build()));
 		SampleProperties properties = new SampleProperties(Map.of("demo-free-key", "free"), null);
-		UsageController controller = new UsageController(new RateLimitUsage(rules, down, Clock.systemUTC()),
+		StaticListableBeanFactory beans = new StaticListableBeanFactory(
+				Map.of("usage", new RateLimitUsage(rules, down, Clock.systemUTC())));
+		UsageController controller = new UsageController(beans.getBeanProvider(RateLimitUsage.class),
 				new ApiKeyPlans(properties, "X-API-Key"));
 		assertThatExceptionOfType(ResponseStatusException.class).isThrownBy(() -> controller.usage("demo-free-key", UsageController.QUOTA))
 			.satisfies((ex) -> {

@@ -6,10 +6,11 @@
 # number alone.
 #
 # Usage: benchmarks/script-ab.sh A.lua B.lua [checks (1)] [pairs (12)] [requests per call (1)]
-# Both scripts receive gcra.lua's arguments (KEYS: one key per check; ARGV: '' '' then per check 6 interval capacity
-# 0 cost shadow maxWait; with more than one request per call, the batch layout of ratelimit.lua: every request's
-# checks, then the number of checks of each request), e.g. compare two versions of gcra.lua, or gcra.lua with the
-# minimal script of the benchmarks (which reads only ARGV[1], ARGV[2]: pass a copy that reads ARGV[4] and ARGV[5]).
+# Both scripts receive ratelimit.lua's arguments (KEYS: one key per check; ARGV: '' '' then per check 6 interval
+# capacity 0 cost shadow maxWait; with more than one request per call, the batch layout: every request's checks, then
+# the number of checks of each request), or, when either script is named gcra.lua, gcra.lua's compact layout
+# (decision 136: '' 1, one spec 'interval capacity cost shadow', each check's spec, each request's number of checks),
+# e.g. compare two versions of gcra.lua, or gcra.lua with the floor scripts of benchmarks/script-floor.sh.
 # With requests per call R > 1 the per-call numbers cover R decisions: divide by R for a decision's cost.
 # A script named minimal (any path ending in gcra-minimal.lua) is sent its own arguments instead (KEYS as above, ARGV
 # interval burst) and one request per call, whatever R says: the ideal client's call, to compare a batch against.
@@ -21,9 +22,17 @@ trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true' EXIT
 until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.1; done
 args=()
 for q in $(seq "$requests"); do for i in $(seq "$checks"); do args+=("ab:{k:__rand_int__}$i"); done; done
-args+=("" "")
-for q in $(seq "$requests"); do for i in $(seq "$checks"); do args+=(6 1 1000000 0 1 0 0); done; done
-if (( requests > 1 )); then for q in $(seq "$requests"); do args+=("$checks"); done; fi
+if [[ "$a" == */gcra.lua || "$a" == gcra.lua || "$b" == */gcra.lua || "$b" == gcra.lua ]]; then
+  # gcra.lua's compact layout (decision 136): time, one spec (interval capacity cost shadow), each check's spec, each
+  # request's number of checks
+  args+=("" 1 1 1000000 1 0)
+  for q in $(seq "$requests"); do for i in $(seq "$checks"); do args+=(1); done; done
+  for q in $(seq "$requests"); do args+=("$checks"); done
+else
+  args+=("" "")
+  for q in $(seq "$requests"); do for i in $(seq "$checks"); do args+=(6 1 1000000 0 1 0 0); done; done
+  if (( requests > 1 )); then for q in $(seq "$requests"); do args+=("$checks"); done; fi
+fi
 minimal_args=()
 for i in $(seq "$checks"); do minimal_args+=("ab:{m:__rand_int__}$i"); done
 minimal_args+=(1 1000000)

@@ -4,8 +4,10 @@
 # request per call), each with benchmarks/script-ab.sh (alternating pairs, median ratio; see docs/profiling.md):
 #   empty    returns 1: the floor of one EVALSHA with these keys and arguments (parsing, Lua set-up, the call)
 #   get      one GET per key, returns 1
-#   get+set  one GET and one SET ... PX per key (the commands a check needs), returns 1: the floor of any script that
-#            keeps one string per check with a TTL
+#   get+set  one GET and one SET ... PX per key, returns 1: the floor of a script that keeps one string per check
+#            and sets its TTL on every write (gcra.lua before decision 136)
+#   get+incr one GET and, as gcra.lua does since decision 136, an INCRBY in place while the TAT stays in the second
+#            of the stored one, else a SET ... PXAT the end of that second, returns 1: the floor of gcra.lua's commands
 #   minimal  the ideal client's script, one decision per call: the reference of issue 34's goal, per decision
 # Usage: benchmarks/script-floor.sh [requests per call (20)] [pairs (6)] [checks per request (1)]
 set -euo pipefail
@@ -26,12 +28,28 @@ for i = 1, #KEYS do
 end
 return 1
 LUA
+cat >"$dir/get-incr.lua" <<'LUA'
+local t = redis.call('TIME')
+local now = t[1] * 1000000 + t[2]
+for i = 1, #KEYS do
+  local old = tonumber(redis.call('GET', KEYS[i]))
+  local tat = (old and old > now) and old or now
+  tat = tat + 1
+  local second = math.ceil(tat / 1000000)
+  if old and second == math.ceil(old / 1000000) then
+    redis.call('INCRBY', KEYS[i], string.format('%d', tat - old))
+  else
+    redis.call('SET', KEYS[i], string.format('%d', tat), 'PXAT', second * 1000)
+  end
+end
+return 1
+LUA
 ratio() { benchmarks/script-ab.sh "$@" | tail -1 | sed 's/.*cpu per call \([0-9.]*\).*/\1/'; }
 echo "gcra.lua, $requests request(s) of $checks check(s) per call, $pairs pairs each; Redis CPU per call ÷ gcra.lua's"
 echo
 echo "| script (same keys and arguments) | ÷ gcra.lua |"
 echo "| --- | ---: |"
-for s in empty get get-set; do
+for s in empty get get-set get-incr; do
   echo "| $s | $(ratio "$gcra" "$dir/$s.lua" "$checks" "$pairs" "$requests")x |"
 done
 m="$(ratio "$minimal" "$gcra" "$checks" "$pairs" "$requests")"

@@ -82,8 +82,13 @@ public final class RedisCeiling {
 				: List.of(Scripts.RATELIMIT_GCRA, Scripts.RATELIMIT);
 		for (String location : ours) {
 			String sha = this.probe.scriptLoad(Scripts.load(location));
-			scripts.add(new Script(Scripts.fileName(location) + ", 1 GCRA check", List.of("EVALSHA", sha, "1",
-					"rl:{api:__rand_int__}", "", "", "6", "1", "1000000", "0", "1", "0")));
+			// gcra.lua's compact layout (decision 136), or ratelimit.lua's
+			List<String> args = location.equals(Scripts.RATELIMIT_GCRA)
+					? List.of("", "1", "1", "1000000", "1", "0", "1", "1")
+					: List.of("", "", "6", "1", "1000000", "0", "1", "0", "0");
+			List<String> command = new ArrayList<>(List.of("EVALSHA", sha, "1", "rl:{api:__rand_int__}"));
+			command.addAll(args);
+			scripts.add(new Script(Scripts.fileName(location) + ", 1 GCRA check", command));
 		}
 		List<Row> rows = new ArrayList<>();
 		for (int pipeline : new int[] { 1, PIPELINE }) {

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,8 +24,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A rate limit script: its arguments and its reply. {@code ratelimit.lua} evaluates, peeks at, refunds and settles
- * every algorithm; {@code gcra.lua} is its fast path for evaluating calls whose checks are all GCRA, with the same arguments
- * and reply.
+ * every algorithm; {@code gcra.lua} is its fast path for evaluating calls whose checks are all GCRA, with compact
+ * arguments and a flat reply (decision 136), which this class encodes from and decodes to the same forms.
  */
 final class RateLimitScript {
 
@@ -46,6 +47,16 @@ final class RateLimitScript {
 	/** Values per check in a reply: allowed, remaining, resetAfter, retryAfter, nextAfter. */
 	private static final int VALUES_PER_CHECK = 5;
 
+	private static final int SMALL = 64;
+
+	private static final byte[][] SMALL_NUMBERS = new byte[SMALL][];
+
+	static {
+		for (int i = 0; i < SMALL; i++) {
+			SMALL_NUMBERS[i] = ascii(i);
+		}
+	}
+
 	private static final byte[] ZERO = ascii(0);
 
 	private static final byte[] ONE = ascii(1);
@@ -54,6 +65,9 @@ final class RateLimitScript {
 	private static final byte[] CALENDAR_WINDOW = ascii(9);
 
 	private final LuaScript script;
+
+	/** Whether this is {@code gcra.lua}, whose arguments and reply are compact (decision 136). */
+	private final boolean compact;
 
 	/** The clock around whose time calendar window boundaries are computed, unless a call has an explicit time. */
 	private final Clock clock;
@@ -65,6 +79,7 @@ final class RateLimitScript {
 	RateLimitScript(String location, Clock clock) {
 		this.script = new LuaScript(location);
 		this.clock = clock;
+		this.compact = GCRA.equals(location);
 	}
 
 	/**
@@ -134,6 +149,11 @@ final class RateLimitScript {
 	 */
 	CompletableFuture<Reply> run(IssuedCommands commands, byte[][] keys, byte[][] checkArguments,
 			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode, String leaseId) {
+		if (this.compact) {
+			return this.script
+				.run(commands, keys, compactArguments(List.<byte[][]>of(checkArguments), keys.length, explicitNowMicros))
+				.thenApply((values) -> parseCompact(values, List.of(checks)).get(0));
+		}
 		byte[][] args = new byte[2 + checkArguments.length][];
 		args[0] = time(explicitNowMicros);
 		args[1] = mode.argument;
@@ -156,6 +176,19 @@ final class RateLimitScript {
 			checks += request.keys().length;
 		}
 		byte[][] keys = new byte[checks][];
+		if (this.compact) {
+			List<byte[][]> arguments = new ArrayList<>(requests.size());
+			List<List<RateLimitCheck>> requestChecks = new ArrayList<>(requests.size());
+			int at = 0;
+			for (BatchLane.Request request : requests) {
+				System.arraycopy(request.keys(), 0, keys, at, request.keys().length);
+				at += request.keys().length;
+				arguments.add(request.checkArguments());
+				requestChecks.add(request.checks());
+			}
+			return this.script.run(commands, keys, compactArguments(arguments, checks, explicitNowMicros))
+				.thenApply((values) -> parseCompact(values, requestChecks));
+		}
 		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks + requests.size()][];
 		args[0] = time(explicitNowMicros);
 		args[1] = EMPTY;
@@ -178,6 +211,91 @@ final class RateLimitScript {
 			}
 			return replies;
 		});
+	}
+
+	/**
+	 * Encodes {@code gcra.lua}'s arguments from the checks' arguments (as {@link #checkArguments} encodes them): the
+	 * time, the call's distinct specs (interval, capacity, cost, shadow), each check's spec and each request's number
+	 * of checks. The requests of one call usually share one or a few specs, so a check costs Redis one argument instead
+	 * of {@value #ARGS_PER_CHECK}.
+	 * @param requests per request, its checks' arguments
+	 * @param checks the number of checks of all requests
+	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
+	 */
+	private static byte[][] compactArguments(List<byte[][]> requests, int checks, @Nullable Long explicitNowMicros) {
+		List<byte[][]> specs = new ArrayList<>(2);
+		byte[][] specOf = new byte[checks][];
+		int i = 0;
+		for (byte[][] arguments : requests) {
+			for (int base = 0; base < arguments.length; base += ARGS_PER_CHECK) {
+				byte[] interval = arguments[base + 1];
+				byte[] capacity = arguments[base + 2];
+				byte[] cost = arguments[base + 4];
+				byte[] shadow = arguments[base + 5];
+				int s = 0;
+				while (s < specs.size() && !sameSpec(specs.get(s), interval, capacity, cost, shadow)) {
+					s++;
+				}
+				if (s == specs.size()) {
+					specs.add(new byte[][] { interval, capacity, cost, shadow });
+				}
+				specOf[i++] = small(s + 1);
+			}
+		}
+		byte[][] args = new byte[2 + 4 * specs.size() + checks + requests.size()][];
+		args[0] = time(explicitNowMicros);
+		args[1] = small(specs.size());
+		for (int s = 0; s < specs.size(); s++) {
+			System.arraycopy(specs.get(s), 0, args, 2 + 4 * s, 4);
+		}
+		System.arraycopy(specOf, 0, args, 2 + 4 * specs.size(), checks);
+		int at = 2 + 4 * specs.size() + checks;
+		for (byte[][] arguments : requests) {
+			args[at++] = small(arguments.length / ARGS_PER_CHECK);
+		}
+		return args;
+	}
+
+	private static boolean sameSpec(byte[][] spec, byte[] interval, byte[] capacity, byte[] cost, byte[] shadow) {
+		return same(spec[0], interval) && same(spec[1], capacity) && same(spec[2], cost) && same(spec[3], shadow);
+	}
+
+	private static boolean same(byte[] a, byte[] b) {
+		return a == b || Arrays.equals(a, b);
+	}
+
+	/** Returns a small non-negative number's ASCII bytes, shared up to {@value #SMALL}. */
+	private static byte[] small(int value) {
+		return (value < SMALL) ? SMALL_NUMBERS[value] : ascii(value);
+	}
+
+	/**
+	 * Reads {@code gcra.lua}'s flat reply: now, then per request a flag (1: every check admitted, then per check its
+	 * resetAfter; 2: admitted, 0: denied, then per check its five values).
+	 */
+	private static List<Reply> parseCompact(List<Object> values, List<List<RateLimitCheck>> requests) {
+		long now = number(values, 0);
+		List<Reply> replies = new ArrayList<>(requests.size());
+		int at = 1;
+		for (List<RateLimitCheck> checks : requests) {
+			int n = checks.size();
+			long flag = number(values, at);
+			if (flag == 1) {
+				replies.add(parseShort(values, at + 1, checks, now));
+				at += 1 + n;
+				continue;
+			}
+			List<Decision> decisions = new ArrayList<>(n);
+			for (int i = 0; i < n; i++) {
+				int base = at + 1 + VALUES_PER_CHECK * i;
+				decisions.add(Decision.ofMicros(number(values, base) == 1, checks.get(i).policy().limit(),
+						number(values, base + 1), number(values, base + 2), number(values, base + 3),
+						number(values, base + 4), now));
+			}
+			replies.add(new Reply(flag == 2, now, decisions, new boolean[n]));
+			at += 1 + VALUES_PER_CHECK * n;
+		}
+		return replies;
 	}
 
 	/**
@@ -272,9 +390,6 @@ final class RateLimitScript {
 		boolean allowed = number(values, 0) == 1;
 		long now = number(values, 1);
 		int n = checks.size();
-		if (allowed && n > 0 && values.size() == 2 + n) {
-			return parseShort(values, checks, now);
-		}
 		// after the values of every check and the reclaimed (or added) value of every check; gcra.lua and refunds
 		// reply none
 		int delayAt = 2 + (VALUES_PER_CHECK + 1) * n;
@@ -315,16 +430,16 @@ final class RateLimitScript {
 	}
 
 	/**
-	 * Reads {@code gcra.lua}'s short reply, for a request whose every check admitted: {@code 1, now}, then per check
+	 * Reads {@code gcra.lua}'s short reply, for a request whose every check admitted: from {@code from}, per check
 	 * how far its TAT is ahead of now (resetAfter); remaining and nextAfter follow from it as in
 	 * {@link dev.ratelimit.algorithm.Gcra} (decision 130).
 	 */
-	private static Reply parseShort(List<Object> values, List<RateLimitCheck> checks, long now) {
+	private static Reply parseShort(List<Object> values, int from, List<RateLimitCheck> checks, long now) {
 		int n = checks.size();
 		List<Decision> decisions = new ArrayList<>(n);
 		for (int i = 0; i < n; i++) {
 			RateLimitPolicy policy = checks.get(i).policy();
-			long ahead = number(values, 2 + i);
+			long ahead = number(values, from + i);
 			long interval = policy.intervalMicros();
 			long tolerance = policy.capacity() * interval;
 			long remaining = Math.floorDiv(tolerance - ahead, interval);

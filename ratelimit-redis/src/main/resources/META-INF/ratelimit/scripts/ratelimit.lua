@@ -153,6 +153,17 @@ local function px(micros)
   return ceil(max(micros, minTtl) / 1000)
 end
 
+-- Writes a GCRA key's TAT. It expires at the end of the second in which the TAT falls (never before it): gcra.lua
+-- relies on that expiry to change a TAT in place within one second (decision 136), so every script that writes a
+-- GCRA key sets it so.
+local function setTat(key, at)
+  if minTtl == 0 then
+    call('SET', key, int(at), 'PXAT', ceil(at / 1000000) * 1000)
+  else
+    call('SET', key, int(at), 'PX', px(at - now))
+  end
+end
+
 -- Outcomes: allowed, remaining, resetAfter, retryAfter, new value, ttl, nextAfter
 local function allowed(remaining, reset, nextAfter, value, ttl)
   return 1, max(0, remaining), reset, 0, value, ttl, nextAfter
@@ -667,7 +678,9 @@ local function refund(i, admittedAt, cost)
     local v = call('GET', key)
     if v then
       local at = tonumber(v) - cost * a
-      if at > now then
+      if at > now and algorithm == 6 then
+        setTat(key, at)
+      elseif at > now then
         call('SET', key, int(at), 'PX', px(at - now))
       else
         call('DEL', key)
@@ -746,7 +759,11 @@ local function charge(i, admittedAt, units)
       at = max(tonumber(v), now)
     end
     at = at + units * a
-    call('SET', key, int(at), 'PX', px(at - now))
+    if algorithm == 6 then
+      setTat(key, at)
+    else
+      call('SET', key, int(at), 'PX', px(at - now))
+    end
   elseif algorithm == 1 then
     local offset = tonumber(ARGV[base + 3])
     local window = floor((admittedAt - offset) / a) * a + offset
@@ -895,6 +912,8 @@ local function decide(first, n, peek)
           if values[j] == 1 then
             addDistinct(KEYS[i], tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]), ARGV[base + 3], ttls[j])
           end
+        elseif ARGV[base] == '6' then
+          setTat(KEYS[i], values[j])
         else
           call('SET', KEYS[i], type(values[j]) == 'number' and int(values[j]) or values[j], 'PX', px(ttls[j]))
         end

@@ -56,13 +56,18 @@ local function split3(v)
   return tonumber(sub(v, 1, i - 1)), tonumber(sub(v, i + 1, j - 1)), tonumber(sub(v, j + 1))
 end
 
--- GCRA's TAT, or the token bucket's 'full at' time: later by units intervals, from now at the earliest
-local function later(key, interval, units)
+-- GCRA's TAT, or the token bucket's 'full at' time: later by units intervals, from now at the earliest. A GCRA key
+-- expires at the end of the second of its TAT, as gcra.lua (which relies on it) and ratelimit.lua set it.
+local function later(key, interval, units, gcra)
   local v = call('GET', key)
   local at = now
   if v then at = max(tonumber(v), now) end
   at = at + units * interval
-  call('SET', key, int(at), 'PX', px(at - now))
+  if gcra and minTtl == 0 then
+    call('SET', key, int(at), 'PXAT', ceil(at / 1000000) * 1000)
+  else
+    call('SET', key, int(at), 'PX', px(at - now))
+  end
 end
 
 local function fixedWindow(key, period, offset, window, units)
@@ -121,7 +126,7 @@ for i = 1, #KEYS / 2 do
   if total > applied then
     local units = total - applied
     if algorithm == '6' or algorithm == '4' then
-      later(key, a, units)
+      later(key, a, units, algorithm == '6')
     elseif algorithm == '1' then
       fixedWindow(key, a, offset, window, units)
     elseif algorithm == '3' then

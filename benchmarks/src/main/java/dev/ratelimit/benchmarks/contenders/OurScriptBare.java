@@ -15,8 +15,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
  * minimal script (one shared Lettuce connection, keys and arguments encoded in advance, only the verdict read from
  * the reply). Between the ideal client and this row lies what the script costs; between this row and this project's
  * limiter lies what the Java side ({@code StoreRateLimiter}, {@code RedisRateLimitStore}) costs. The arguments follow
- * the layout documented at the top of the scripts: time and refund empty, then per check algorithm 6 (GCRA),
- * interval, capacity, 0, cost 1, not shadow.
+ * the layout documented at the top of the script (gcra.lua's compact one, or ratelimit.lua's).
  */
 public final class OurScriptBare implements Contender {
 
@@ -59,7 +58,19 @@ public final class OurScriptBare implements Contender {
 				keys[s][r] = ("bare:{" + rules.get(r).name() + ":" + subjects[s] + "}").getBytes(StandardCharsets.UTF_8);
 			}
 		}
-		// 7 arguments per check (decision 68): algorithm, interval, capacity, 0, cost, shadow, maxWait
+		byte[][] args = Scripts.ourGcraScript().equals(Scripts.RATELIMIT_GCRA) ? compactArguments(rules)
+				: generalArguments(rules);
+		// gcra.lua's flat reply starts with the time, then the request's flag (1 or 2 admitted, 0 denied)
+		int verdictAt = Scripts.ourGcraScript().equals(Scripts.RATELIMIT_GCRA) ? 1 : 0;
+		return (subject) -> {
+			List<Long> reply = Blocking.await(
+					this.commands.<List<Long>>evalsha(this.sha, ScriptOutputType.MULTI, keys[subject], args));
+			return reply.get(verdictAt) != 0L;
+		};
+	}
+
+	/** ratelimit.lua's layout, 7 arguments per check (decision 68): algorithm, interval, capacity, 0, cost, shadow, maxWait. */
+	private static byte[][] generalArguments(List<Rule> rules) {
 		byte[][] args = new byte[2 + 7 * rules.size()][];
 		args[0] = EMPTY;
 		args[1] = EMPTY;
@@ -73,11 +84,27 @@ public final class OurScriptBare implements Contender {
 			args[base + 5] = IdealClient.ascii(0);
 			args[base + 6] = IdealClient.ascii(0);
 		}
-		return (subject) -> {
-			List<Long> reply = Blocking.await(
-					this.commands.<List<Long>>evalsha(this.sha, ScriptOutputType.MULTI, keys[subject], args));
-			return reply.get(0) == 1L;
-		};
+		return args;
+	}
+
+	/**
+	 * gcra.lua's compact layout (decision 136): time, the number of specs, per rule its spec (interval, capacity,
+	 * cost 1, not shadow), each check's spec, the request's number of checks.
+	 */
+	private static byte[][] compactArguments(List<Rule> rules) {
+		int n = rules.size();
+		byte[][] args = new byte[2 + 4 * n + n + 1][];
+		args[0] = EMPTY;
+		args[1] = IdealClient.ascii(n);
+		for (int r = 0; r < n; r++) {
+			args[2 + 4 * r] = IdealClient.ascii(rules.get(r).intervalMicros());
+			args[3 + 4 * r] = IdealClient.ascii(rules.get(r).perSecond());
+			args[4 + 4 * r] = IdealClient.ascii(1);
+			args[5 + 4 * r] = IdealClient.ascii(0);
+			args[2 + 4 * n + r] = IdealClient.ascii(r + 1);
+		}
+		args[2 + 5 * n] = IdealClient.ascii(n);
+		return args;
 	}
 
 	@Override

@@ -215,9 +215,9 @@ final class RateLimitScript {
 
 	/**
 	 * Encodes {@code gcra.lua}'s arguments from the checks' arguments (as {@link #checkArguments} encodes them): the
-	 * time, the call's distinct specs (interval, capacity, cost, shadow), each check's spec and each request's number
-	 * of checks. The requests of one call usually share one or a few specs, so a check costs Redis one argument instead
-	 * of {@value #ARGS_PER_CHECK}.
+	 * time, the call's distinct specs (interval, capacity, cost, shadow), and either the one shape of every request
+	 * (its checks' specs) or each check's spec and each request's number of checks. The requests of one call usually
+	 * share one shape, so a check costs Redis no argument instead of {@value #ARGS_PER_CHECK}.
 	 * @param requests per request, its checks' arguments
 	 * @param checks the number of checks of all requests
 	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
@@ -242,14 +242,36 @@ final class RateLimitScript {
 				specOf[i++] = small(s + 1);
 			}
 		}
-		byte[][] args = new byte[2 + 4 * specs.size() + checks + requests.size()][];
+		// the requests' shape: the number of checks and their specs, when every request has the same
+		int template = requests.get(0).length / ARGS_PER_CHECK;
+		for (int q = 0, at = 0; q < requests.size() && template > 0; q++) {
+			int size = requests.get(q).length / ARGS_PER_CHECK;
+			if (size != template) {
+				template = 0;
+				break;
+			}
+			for (int j = 0; j < size; j++, at++) {
+				if (specOf[at] != specOf[j]) {
+					template = 0;
+					break;
+				}
+			}
+		}
+		int specsAt = 3;
+		int checksAt = specsAt + 4 * specs.size();
+		byte[][] args = new byte[checksAt + ((template > 0) ? template : checks + requests.size())][];
 		args[0] = time(explicitNowMicros);
 		args[1] = small(specs.size());
+		args[2] = small(template);
 		for (int s = 0; s < specs.size(); s++) {
-			System.arraycopy(specs.get(s), 0, args, 2 + 4 * s, 4);
+			System.arraycopy(specs.get(s), 0, args, specsAt + 4 * s, 4);
 		}
-		System.arraycopy(specOf, 0, args, 2 + 4 * specs.size(), checks);
-		int at = 2 + 4 * specs.size() + checks;
+		if (template > 0) {
+			System.arraycopy(specOf, 0, args, checksAt, template);
+			return args;
+		}
+		System.arraycopy(specOf, 0, args, checksAt, checks);
+		int at = checksAt + checks;
 		for (byte[][] arguments : requests) {
 			args[at++] = small(arguments.length / ARGS_PER_CHECK);
 		}
@@ -270,8 +292,8 @@ final class RateLimitScript {
 	}
 
 	/**
-	 * Reads {@code gcra.lua}'s flat reply: now, then per request a flag (1: every check admitted, then per check its
-	 * resetAfter; 2: admitted, 0: denied, then per check its five values).
+	 * Reads {@code gcra.lua}'s flat reply: now, then per request either its checks' resetAfter, never negative (every
+	 * check admitted), or -1 (admitted) or -2 (denied) and then its checks' five values each.
 	 */
 	private static List<Reply> parseCompact(List<Object> values, List<List<RateLimitCheck>> requests) {
 		long now = number(values, 0);
@@ -280,9 +302,9 @@ final class RateLimitScript {
 		for (List<RateLimitCheck> checks : requests) {
 			int n = checks.size();
 			long flag = number(values, at);
-			if (flag == 1) {
-				replies.add(parseShort(values, at + 1, checks, now));
-				at += 1 + n;
+			if (flag >= 0) {
+				replies.add(parseShort(values, at, checks, now));
+				at += n;
 				continue;
 			}
 			List<Decision> decisions = new ArrayList<>(n);
@@ -292,7 +314,7 @@ final class RateLimitScript {
 						number(values, base + 1), number(values, base + 2), number(values, base + 3),
 						number(values, base + 4), now));
 			}
-			replies.add(new Reply(flag == 2, now, decisions, new boolean[n]));
+			replies.add(new Reply(flag == -1, now, decisions, new boolean[n]));
 			at += 1 + VALUES_PER_CHECK * n;
 		}
 		return replies;

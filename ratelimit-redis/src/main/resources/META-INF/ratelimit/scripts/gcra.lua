@@ -3,24 +3,25 @@ gcra.lua: the fast path of ratelimit.lua for calls whose checks are all GCRA (th
 
 The same maths as ratelimit.lua's gcra function and the Java reference dev.ratelimit.algorithm.Gcra; the
 differential test binds all three. It exists because Redis runs a script's whole body on every call, and because the
-per-check work is what a batch cannot share (issue 34, decision 136): it defines one small function, reads one
-argument per check, builds no table per request, and answers one flat list. The common case (every check admits)
+per-check work is what a batch cannot share (issue 34, decision 136): it reads no argument per check when the
+call's requests share their shape (else one), builds no table per request, and answers one flat list. The common case (every check admits)
 takes the shortest path: what a denial or an inspection reports is computed only when a request is denied.
 
 KEYS[i]   state key of check i
 ARGV[1]   now in microseconds, or '' for redis.call('TIME') (an explicit time is for tests only; TTLs then last at
           least an hour, see ratelimit.lua)
 ARGV[2]   S, the number of distinct specs of the call
-ARGV[3 + 4(s-1) ..]  spec s: interval (period / limit, µs), capacity (burst), cost, shadow (0|1)
-ARGV[3 + 4S + i - 1]          the spec of check i (N = #KEYS checks)
-ARGV[3 + 4S + N + q - 1]      the number of checks of request q; the requests are decided one after the other at the
-                              call's one time, each all-or-nothing on its own
-Reply     one flat list: now, then per request a flag and its values:
-          1 (every check admitted), then per check resetAfter (how far the TAT is ahead of now), from which the
-            caller computes remaining and nextAfter (decision 130);
-          2 (admitted, a shadow check denied) or 0 (denied), then per check allowed (1|0), remaining, resetAfter,
-            retryAfter (-1 = never), nextAfter (until one more unit than remaining, at least one; 0 when the TAT is
-            not ahead of now), as ratelimit.lua's without its reclaimed values and delay
+ARGV[3]   T: when every request of the call has the same checks' specs in the same order (the common case), their
+          number, else 0
+ARGV[4 + 4(s-1) ..]  spec s: interval (period / limit, µs), capacity (burst), cost, shadow (0|1)
+then      T > 0: the spec of each of the T checks of every request (the call has #KEYS / T requests);
+          T = 0: the spec of each check i (N = #KEYS checks), then each request's number of checks
+          The requests are decided one after the other at the call's one time, each all-or-nothing on its own.
+Reply     one flat list: now, then per request either its checks' resetAfter (how far the TAT is ahead of now, never
+          negative) when every check admitted, from which the caller computes remaining and nextAfter (decision
+          130), or -1 (admitted, a shadow check denied) or -2 (denied) and then per check allowed (1|0), remaining,
+          resetAfter, retryAfter (-1 = never), nextAfter (until one more unit than remaining, at least one; 0 when the
+          TAT is not ahead of now), as ratelimit.lua's without its reclaimed values and delay
 State     string integer: the theoretical arrival time (TAT). The key expires at the end of the second in which the
           TAT falls (PXAT), never before the TAT; a write whose TAT falls in the same second as the stored one
           changes the value in place (INCRBY) and leaves the expiry, which is what most writes are (decision 136).
@@ -43,13 +44,28 @@ end
 local specs = tonumber(ARGV[2])
 local intervals, capacities, costs, shadows = {}, {}, {}, {}
 for s = 1, specs do
-  local a = 4 * s - 1
+  local a = 4 * s
   intervals[s], capacities[s], costs[s], shadows[s] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]),
       tonumber(ARGV[a + 2]), ARGV[a + 3] ~= '0'
 end
 local total = #KEYS
-local checksAt = 2 + 4 * specs
+-- the spec of check j of request q (check first + j - 1 of the call), and request q's number of checks
+local template = tonumber(ARGV[3])
+local checksAt = 3 + 4 * specs
 local countsAt = checksAt + total
+local shape = {}
+if template > 0 then
+  for j = 1, template do
+    shape[j] = tonumber(ARGV[checksAt + j])
+  end
+end
+local function specOfCheck(i, j)
+  if template > 0 then
+    return shape[j]
+  end
+  return tonumber(ARGV[checksAt + i])
+end
+local requests = (template > 0) and total / template or #ARGV - countsAt
 
 -- Writes a new TAT over the stored one (old, nil when none).
 local function store(key, old, tat)
@@ -62,25 +78,26 @@ local function store(key, old, tat)
     call('SET', key, fmt('%d', tat), 'PX', ceil(ttl / 1000))
     return
   end
+  -- numbers go to Redis as %.17g, exact digits for the integers below 10^17 that TATs and their differences are
   local second = ceil(tat / 1000000)
   if old and second == ceil(old / 1000000) then
-    call('INCRBY', key, fmt('%d', tat - old))
+    call('INCRBY', key, tat - old)
   else
-    call('SET', key, fmt('%d', tat), 'PXAT', second * 1000)
+    call('SET', key, tat, 'PXAT', second * 1000)
   end
 end
 
 local reply = { now }
 local size = 1
 local first = 1
-local olds, tats, specOf = {}, {}, {}
+local olds, tats, specOf, aheads = {}, {}, {}, {}
 
-for q = 1, #ARGV - countsAt do
-  local n = tonumber(ARGV[countsAt + q])
+for q = 1, requests do
+  local n = (template > 0) and template or tonumber(ARGV[countsAt + q])
   local done = false
   if n == 1 then
     -- the common request, one check that admits: no table
-    local s = tonumber(ARGV[checksAt + first])
+    local s = (template > 0) and shape[1] or tonumber(ARGV[checksAt + first])
     local interval, capacity, cost = intervals[s], capacities[s], costs[s]
     local key = KEYS[first]
     local old = tonumber(call('GET', key))
@@ -93,86 +110,63 @@ for q = 1, #ARGV - countsAt do
       if cost ~= 0 then
         store(key, old, now + ahead)
       end
-      reply[size + 1], reply[size + 2] = 1, ahead
-      size = size + 2
+      size = size + 1
+      reply[size] = ahead
       done = true
     end
   end
   if not done then
     -- Phase 1: decide every check; nothing is written yet. Check j of the request is check first + j - 1 of the call.
     local verdict, short = 1, true
-    local at = size + 1 -- the request's flag
     for j = 1, n do
-      local i = first + j - 1
-      local s = tonumber(ARGV[checksAt + i])
+      local s = specOfCheck(first + j - 1, j)
       local interval, capacity, cost = intervals[s], capacities[s], costs[s]
-      local old = tonumber(call('GET', KEYS[i]))
+      local old = tonumber(call('GET', KEYS[first + j - 1]))
       local tat = old or now
       if tat < now then
         tat = now
       end
-      olds[j], tats[j], specOf[j] = old, tat, s
-      local tolerance = capacity * interval
       local ahead = tat + cost * interval - now
-      local r = at + 5 * j - 4 -- reply index of check j's allowed flag (full layout)
-      if cost <= capacity and ahead <= tolerance then
-        reply[r], reply[r + 2] = 1, ahead
+      olds[j], tats[j], specOf[j] = old, tat, s
+      if cost <= capacity and ahead <= capacity * interval then
+        aheads[j] = ahead
       else
+        aheads[j] = false
         short = false
-        local remainingNow = floor((tolerance - (tat - now)) / interval)
-        if remainingNow < 0 then
-          remainingNow = 0
-        end
-        local nextAfter = 0
-        if tat > now then
-          nextAfter = tat - now - tolerance + (remainingNow + 1) * interval
-        end
-        local retry = -1
-        if cost <= capacity then
-          retry = ahead - tolerance
-          if retry < 1 then
-            retry = 1
-          end
-          if nextAfter > retry then
-            nextAfter = retry
-          end
-        end
-        reply[r], reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 0, remainingNow, tat - now, retry, nextAfter
         if not shadows[s] then
           verdict = 0
         end
       end
     end
 
-    -- Phase 2: admitted, so write what the checks consumed; denied, so report the admitting checks as inspected.
+    -- Phase 2: admitted, so write what the checks consumed
     if verdict == 1 then
       for j = 1, n do
-        local r = at + 5 * j - 4
-        if reply[r] == 1 and costs[specOf[j]] ~= 0 then
-          store(KEYS[first + j - 1], olds[j], now + reply[r + 2])
+        if aheads[j] and costs[specOf[j]] ~= 0 then
+          store(KEYS[first + j - 1], olds[j], now + aheads[j])
         end
       end
     end
-    if verdict == 1 and short then
-      reply[at] = 1
+    if short then
       for j = 1, n do
-        reply[at + j] = reply[at + 5 * j - 2]
+        reply[size + j] = aheads[j]
       end
-      for k = at + 5 * n, at + n + 1, -1 do
-        reply[k] = nil
-      end
-      size = at + n
+      size = size + n
     else
-      reply[at] = (verdict == 1) and 2 or 0
+      -- the full reply: -1 admitted (a shadow check denied), -2 denied, then five values per check; a check that
+      -- admitted reports what it consumed, or, when the request was denied, what it would have (inspected)
+      size = size + 1
+      reply[size] = (verdict == 1) and -1 or -2
       for j = 1, n do
-        local r = at + 5 * j - 4
-        if reply[r] == 1 then
-          local s = specOf[j]
-          local interval = intervals[s]
-          local tolerance = capacities[s] * interval
-          local ahead = reply[r + 2]
+        local s = specOf[j]
+        local interval, capacity, cost = intervals[s], capacities[s], costs[s]
+        local tolerance = capacity * interval
+        local tat = tats[j]
+        local r = size + 5 * j - 4
+        if aheads[j] then
+          local ahead = aheads[j]
           if verdict == 0 then
-            ahead = tats[j] - now
+            ahead = tat - now
           end
           local remaining = floor((tolerance - ahead) / interval)
           if remaining < 0 then
@@ -182,10 +176,31 @@ for q = 1, #ARGV - countsAt do
           if ahead > 0 then
             nextAfter = ahead - tolerance + (remaining + 1) * interval
           end
-          reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = remaining, ahead, 0, nextAfter
+          reply[r], reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 1, remaining, ahead, 0, nextAfter
+        else
+          local remainingNow = floor((tolerance - (tat - now)) / interval)
+          if remainingNow < 0 then
+            remainingNow = 0
+          end
+          local nextAfter = 0
+          if tat > now then
+            nextAfter = tat - now - tolerance + (remainingNow + 1) * interval
+          end
+          local retry = -1
+          if cost <= capacity then
+            retry = tat + cost * interval - now - tolerance
+            if retry < 1 then
+              retry = 1
+            end
+            if nextAfter > retry then
+              nextAfter = retry
+            end
+          end
+          reply[r], reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = 0, remainingNow, tat - now, retry,
+              nextAfter
         end
       end
-      size = at + 5 * n
+      size = size + 5 * n
     end
   end
   first = first + n

@@ -60,12 +60,13 @@ public final class OurScriptBare implements Contender {
 		}
 		byte[][] args = Scripts.ourGcraScript().equals(Scripts.RATELIMIT_GCRA) ? compactArguments(rules)
 				: generalArguments(rules);
-		// gcra.lua's flat reply starts with the time, then the request's flag (1 or 2 admitted, 0 denied)
-		int verdictAt = Scripts.ourGcraScript().equals(Scripts.RATELIMIT_GCRA) ? 1 : 0;
+		// gcra.lua's flat reply: the time, then the first check's resetAfter when admitted (never negative), or -1
+		// (admitted, a shadow check denied) or -2 (denied); ratelimit.lua's starts with the verdict
+		boolean compact = Scripts.ourGcraScript().equals(Scripts.RATELIMIT_GCRA);
 		return (subject) -> {
 			List<Long> reply = Blocking.await(
 					this.commands.<List<Long>>evalsha(this.sha, ScriptOutputType.MULTI, keys[subject], args));
-			return reply.get(verdictAt) != 0L;
+			return compact ? reply.get(1) != -2L : reply.get(0) == 1L;
 		};
 	}
 
@@ -88,22 +89,22 @@ public final class OurScriptBare implements Contender {
 	}
 
 	/**
-	 * gcra.lua's compact layout (decision 136): time, the number of specs, per rule its spec (interval, capacity,
-	 * cost 1, not shadow), each check's spec, the request's number of checks.
+	 * gcra.lua's compact layout (decision 136): time, the number of specs, the request's shape (its number of checks),
+	 * per rule its spec (interval, capacity, cost 1, not shadow), then the spec of each check.
 	 */
 	private static byte[][] compactArguments(List<Rule> rules) {
 		int n = rules.size();
-		byte[][] args = new byte[2 + 4 * n + n + 1][];
+		byte[][] args = new byte[3 + 5 * n][];
 		args[0] = EMPTY;
 		args[1] = IdealClient.ascii(n);
+		args[2] = IdealClient.ascii(n);
 		for (int r = 0; r < n; r++) {
-			args[2 + 4 * r] = IdealClient.ascii(rules.get(r).intervalMicros());
-			args[3 + 4 * r] = IdealClient.ascii(rules.get(r).perSecond());
-			args[4 + 4 * r] = IdealClient.ascii(1);
-			args[5 + 4 * r] = IdealClient.ascii(0);
-			args[2 + 4 * n + r] = IdealClient.ascii(r + 1);
+			args[3 + 4 * r] = IdealClient.ascii(rules.get(r).intervalMicros());
+			args[4 + 4 * r] = IdealClient.ascii(rules.get(r).perSecond());
+			args[5 + 4 * r] = IdealClient.ascii(1);
+			args[6 + 4 * r] = IdealClient.ascii(0);
+			args[3 + 4 * n + r] = IdealClient.ascii(r + 1);
 		}
-		args[2 + 5 * n] = IdealClient.ascii(n);
 		return args;
 	}
 

@@ -67,8 +67,15 @@ local function specOfCheck(i, j)
 end
 local requests = (template > 0) and total / template or #ARGV - countsAt
 
--- Writes a new TAT over the stored one (old, nil when none).
+-- Every key's value, read at once; what the call writes is tracked in written, so that a request reads what the
+-- requests before it in the call wrote, as if each had read Redis.
+local stored = call('MGET', unpack(KEYS))
+local written = {}
+
+-- Writes a new TAT over the stored one (old, nil when none; a key that the call wrote holds what it wrote).
 local function store(key, old, tat)
+  old = written[key] or old
+  written[key] = tat
   if test then
     -- a test's time is not Redis's: at least an hour, as ratelimit.lua
     local ttl = tat - now
@@ -100,7 +107,10 @@ for q = 1, requests do
     local s = (template > 0) and shape[1] or tonumber(ARGV[checksAt + first])
     local interval, capacity, cost = intervals[s], capacities[s], costs[s]
     local key = KEYS[first]
-    local old = tonumber(call('GET', key))
+    local old = written[key]
+    if old == nil then
+      old = tonumber(stored[first])
+    end
     local tat = old or now
     if tat < now then
       tat = now
@@ -121,7 +131,10 @@ for q = 1, requests do
     for j = 1, n do
       local s = specOfCheck(first + j - 1, j)
       local interval, capacity, cost = intervals[s], capacities[s], costs[s]
-      local old = tonumber(call('GET', KEYS[first + j - 1]))
+      local old = written[KEYS[first + j - 1]]
+      if old == nil then
+        old = tonumber(stored[first + j - 1])
+      end
       local tat = old or now
       if tat < now then
         tat = now

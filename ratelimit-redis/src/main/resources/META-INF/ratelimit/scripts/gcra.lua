@@ -85,12 +85,12 @@ local function store(key, old, tat)
     call('SET', key, fmt('%d', tat), 'PX', ceil(ttl / 1000))
     return
   end
-  -- numbers go to Redis as %.17g, exact digits for the integers below 10^17 that TATs and their differences are
+  -- formatted here: a number passed as is goes to Redis through a floating-point %.17g, which costs more
   local second = ceil(tat / 1000000)
   if old and second == ceil(old / 1000000) then
-    call('INCRBY', key, tat - old)
+    call('INCRBY', key, fmt('%d', tat - old))
   else
-    call('SET', key, tat, 'PXAT', second * 1000)
+    call('SET', key, fmt('%d', tat), 'PXAT', fmt('%d', second * 1000))
   end
 end
 

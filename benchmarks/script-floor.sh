@@ -6,8 +6,9 @@
 #   get      one GET per key, returns 1
 #   get+set  one GET and one SET ... PX per key, returns 1: the floor of a script that keeps one string per check
 #            and sets its TTL on every write (gcra.lua before decision 136)
-#   get+incr one GET and, as gcra.lua does since decision 136, an INCRBY in place while the TAT stays in the second
-#            of the stored one, else a SET ... PXAT the end of that second, returns 1: the floor of gcra.lua's commands
+#   get+incr as gcra.lua since decision 136: one MGET of every key, then per key an INCRBY in place while the TAT
+#            stays in the second of the stored one, else a SET ... PXAT the end of that second, returns 1: the floor of
+#            gcra.lua's commands
 #   minimal  the ideal client's script, one decision per call: the reference of issue 34's goal, per decision
 # Usage: benchmarks/script-floor.sh [requests per call (20)] [pairs (6)] [checks per request (1)]
 set -euo pipefail
@@ -31,15 +32,16 @@ LUA
 cat >"$dir/get-incr.lua" <<'LUA'
 local t = redis.call('TIME')
 local now = t[1] * 1000000 + t[2]
+local stored = redis.call('MGET', unpack(KEYS))
 for i = 1, #KEYS do
-  local old = tonumber(redis.call('GET', KEYS[i]))
+  local old = tonumber(stored[i])
   local tat = (old and old > now) and old or now
   tat = tat + 1
   local second = math.ceil(tat / 1000000)
   if old and second == math.ceil(old / 1000000) then
     redis.call('INCRBY', KEYS[i], string.format('%d', tat - old))
   else
-    redis.call('SET', KEYS[i], string.format('%d', tat), 'PXAT', second * 1000)
+    redis.call('SET', KEYS[i], string.format('%d', tat), 'PXAT', string.format('%d', second * 1000))
   end
 end
 return 1

@@ -77,12 +77,13 @@ class RedisSettleIntegrationTests {
 		String name = policy.name() + (stateless ? " (no state before)" : "");
 		assertThat(settled.allowed()).as(name + " in debt").isFalse();
 		long ttl = connection.sync().pttl(store.key(policy, subject));
-		// (less the time between the settlement and the PTTL, well under a second)
+		// (less the time between the settlement and the PTTL, well under a second; a window's debt belongs to the
+		// admission's window, so near the end of the hour the recovery, and the TTL, may be seconds away)
 		assertThat(ttl).as(name + ": TTL (ms) against the recovery " + settled.retryAfter() + " and the full reset "
 				+ settled.resetAfter())
+			.isPositive()
 			.isGreaterThanOrEqualTo(settled.resetAfter().toMillis() - 1_000)
-			.isGreaterThanOrEqualTo(settled.retryAfter().toMillis() - 1_000)
-			.isGreaterThan(Duration.ofMinutes(1).toMillis());
+			.isGreaterThanOrEqualTo(settled.retryAfter().toMillis() - 1_000);
 	}
 
 	@Test

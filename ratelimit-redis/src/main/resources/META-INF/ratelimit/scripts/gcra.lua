@@ -41,41 +41,39 @@ else
   now = t[1] * 1000000 + t[2]
 end
 
+-- the specs, four values each (interval, capacity, cost, shadow) in one table
 local specs = tonumber(ARGV[2])
-local intervals, capacities, costs, shadows = {}, {}, {}, {}
-for s = 1, specs do
-  local a = 4 * s
-  intervals[s], capacities[s], costs[s], shadows[s] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]),
-      tonumber(ARGV[a + 2]), ARGV[a + 3] ~= '0'
+local spec = {}
+for a = 4, 3 + 4 * specs, 4 do
+  spec[a - 3], spec[a - 2], spec[a - 1], spec[a] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]),
+      ARGV[a + 3] ~= '0'
 end
 local total = #KEYS
--- the spec of check j of request q (check first + j - 1 of the call), and request q's number of checks
+-- the spec of check j of a request: the call's one shape (template > 0), or ARGV[checksAt + i] for check i of the call
 local template = tonumber(ARGV[3])
 local checksAt = 3 + 4 * specs
 local countsAt = checksAt + total
-local shape = {}
-if template > 0 then
+local requests = (template > 0) and total / template or #ARGV - countsAt
+local single = (template == 1) and tonumber(ARGV[checksAt + 1])
+local shape
+if template > 1 then
+  shape = {}
   for j = 1, template do
     shape[j] = tonumber(ARGV[checksAt + j])
   end
 end
-local function specOfCheck(i, j)
-  if template > 0 then
-    return shape[j]
-  end
-  return tonumber(ARGV[checksAt + i])
-end
-local requests = (template > 0) and total / template or #ARGV - countsAt
 
 -- Every key's value, read at once; what the call writes is tracked in written, so that a request reads what the
 -- requests before it in the call wrote, as if each had read Redis.
 local stored = call('MGET', unpack(KEYS))
-local written = {}
+local written = (total > 1) and {} or nil
 
 -- Writes a new TAT over the stored one (old, nil when none; a key that the call wrote holds what it wrote).
 local function store(key, old, tat)
-  old = written[key] or old
-  written[key] = tat
+  if written then
+    old = written[key] or old
+    written[key] = tat
+  end
   if test then
     -- a test's time is not Redis's: at least an hour, as ratelimit.lua
     local ttl = tat - now
@@ -97,17 +95,17 @@ end
 local reply = { now }
 local size = 1
 local first = 1
-local olds, tats, specOf, aheads = {}, {}, {}, {}
+local olds, tats, specOf, aheads
 
 for q = 1, requests do
   local n = (template > 0) and template or tonumber(ARGV[countsAt + q])
   local done = false
   if n == 1 then
     -- the common request, one check that admits: no table
-    local s = (template > 0) and shape[1] or tonumber(ARGV[checksAt + first])
-    local interval, capacity, cost = intervals[s], capacities[s], costs[s]
+    local a = 4 * (single or tonumber(ARGV[checksAt + first]))
+    local interval, capacity, cost = spec[a - 3], spec[a - 2], spec[a - 1]
     local key = KEYS[first]
-    local old = written[key]
+    local old = written and written[key]
     if old == nil then
       old = tonumber(stored[first])
     end
@@ -128,10 +126,13 @@ for q = 1, requests do
   if not done then
     -- Phase 1: decide every check; nothing is written yet. Check j of the request is check first + j - 1 of the call.
     local verdict, short = 1, true
+    if not olds then
+      olds, tats, specOf, aheads = {}, {}, {}, {}
+    end
     for j = 1, n do
-      local s = specOfCheck(first + j - 1, j)
-      local interval, capacity, cost = intervals[s], capacities[s], costs[s]
-      local old = written[KEYS[first + j - 1]]
+      local a = 4 * (shape and shape[j] or single or tonumber(ARGV[checksAt + first + j - 1]))
+      local interval, capacity, cost = spec[a - 3], spec[a - 2], spec[a - 1]
+      local old = written and written[KEYS[first + j - 1]]
       if old == nil then
         old = tonumber(stored[first + j - 1])
       end
@@ -140,13 +141,13 @@ for q = 1, requests do
         tat = now
       end
       local ahead = tat + cost * interval - now
-      olds[j], tats[j], specOf[j] = old, tat, s
+      olds[j], tats[j], specOf[j] = old, tat, a
       if cost <= capacity and ahead <= capacity * interval then
         aheads[j] = ahead
       else
         aheads[j] = false
         short = false
-        if not shadows[s] then
+        if not spec[a] then
           verdict = 0
         end
       end
@@ -155,7 +156,7 @@ for q = 1, requests do
     -- Phase 2: admitted, so write what the checks consumed
     if verdict == 1 then
       for j = 1, n do
-        if aheads[j] and costs[specOf[j]] ~= 0 then
+        if aheads[j] and spec[specOf[j] - 1] ~= 0 then
           store(KEYS[first + j - 1], olds[j], now + aheads[j])
         end
       end
@@ -171,8 +172,8 @@ for q = 1, requests do
       size = size + 1
       reply[size] = (verdict == 1) and -1 or -2
       for j = 1, n do
-        local s = specOf[j]
-        local interval, capacity, cost = intervals[s], capacities[s], costs[s]
+        local a = specOf[j]
+        local interval, capacity, cost = spec[a - 3], spec[a - 2], spec[a - 1]
         local tolerance = capacity * interval
         local tat = tats[j]
         local r = size + 5 * j - 4

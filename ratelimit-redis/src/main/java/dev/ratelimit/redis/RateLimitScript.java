@@ -404,16 +404,15 @@ final class RateLimitScript {
 	}
 
 	/**
-	 * Reads the reply: one decision per check; an evaluation that admits the request gives each concurrency check
-	 * the lease it acquired, with the count of slots reclaimed, and each admitting check the delay of a reservation
-	 * (neither of which {@code gcra.lua} replies).
+	 * Reads {@code ratelimit.lua}'s reply ({@code gcra.lua}'s is {@link #parseCompact}): one decision per check; an
+	 * evaluation that admits the request gives each concurrency check the lease it acquired, with the count of slots
+	 * reclaimed, and each admitting check the delay of a reservation.
 	 */
 	private static Reply parse(List<Object> values, List<RateLimitCheck> checks, Mode mode, String leaseId) {
 		boolean allowed = number(values, 0) == 1;
 		long now = number(values, 1);
 		int n = checks.size();
-		// after the values of every check and the reclaimed (or added) value of every check; gcra.lua and refunds
-		// reply none
+		// after the values of every check and the reclaimed (or added) value of every check; refunds reply none
 		int delayAt = 2 + (VALUES_PER_CHECK + 1) * n;
 		long delay = (values.size() > delayAt) ? number(values, delayAt) : 0;
 		List<Decision> decisions = new ArrayList<>(n);

@@ -3,8 +3,10 @@ package dev.ratelimit.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -119,7 +121,7 @@ class GcraRedisClockIntegrationTests {
 				// one to three rules of the four, each a GCRA check (one in ten a shadow, one in ten reserving up to
 				// 50 ms, which ratelimit.lua decides), one in ten an inspection (cost 0)
 				List<RateLimitPolicy> shuffled = new ArrayList<>(policies);
-				java.util.Collections.shuffle(shuffled, new java.util.Random(random.nextLong()));
+				Collections.shuffle(shuffled, new Random(random.nextLong()));
 				String subject = subjects.get(random.nextInt(subjects.size()));
 				List<RateLimitCheck> request = new ArrayList<>();
 				for (RateLimitPolicy policy : shuffled.subList(0, 1 + random.nextInt(3))) {

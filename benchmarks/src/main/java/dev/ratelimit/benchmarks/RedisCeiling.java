@@ -82,9 +82,9 @@ public final class RedisCeiling {
 				: List.of(Scripts.RATELIMIT_GCRA, Scripts.RATELIMIT);
 		for (String location : ours) {
 			String sha = this.probe.scriptLoad(Scripts.load(location));
-			// gcra.lua's compact layout (decision 136), or ratelimit.lua's
+			// gcra.lua's compact layout (decision 136; -1: one spec, the keys distinct, decision 137), or ratelimit.lua's
 			List<String> args = location.equals(Scripts.RATELIMIT_GCRA)
-					? List.of("", "1", "1", "1", "1000000", "1", "0", "1")
+					? List.of("", "-1", "1", "1", "1000000", "1", "0", "1")
 					: List.of("", "", "6", "1", "1000000", "0", "1", "0", "0");
 			List<String> command = new ArrayList<>(List.of("EVALSHA", sha, "1", "rl:{api:__rand_int__}"));
 			command.addAll(args);

@@ -151,7 +151,7 @@ final class RateLimitScript {
 			List<RateLimitCheck> checks, @Nullable Long explicitNowMicros, Mode mode, String leaseId) {
 		if (this.compact) {
 			return this.script
-				.run(commands, keys, compactArguments(List.<byte[][]>of(checkArguments), keys.length, explicitNowMicros))
+				.run(commands, keys, compactArguments(List.<byte[][]>of(checkArguments), keys, explicitNowMicros))
 				.thenApply((values) -> parseCompact(values, List.of(checks)).get(0));
 		}
 		byte[][] args = new byte[2 + checkArguments.length][];
@@ -186,7 +186,7 @@ final class RateLimitScript {
 				arguments.add(request.checkArguments());
 				requestChecks.add(request.checks());
 			}
-			return this.script.run(commands, keys, compactArguments(arguments, checks, explicitNowMicros))
+			return this.script.run(commands, keys, compactArguments(arguments, keys, explicitNowMicros))
 				.thenApply((values) -> parseCompact(values, requestChecks));
 		}
 		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks + requests.size()][];
@@ -217,12 +217,14 @@ final class RateLimitScript {
 	 * Encodes {@code gcra.lua}'s arguments from the checks' arguments (as {@link #checkArguments} encodes them): the
 	 * time, the call's distinct specs (interval, capacity, cost, shadow), and either the one shape of every request
 	 * (its checks' specs) or each check's spec and each request's number of checks. The requests of one call usually
-	 * share one shape, so a check costs Redis no argument instead of {@value #ARGS_PER_CHECK}.
+	 * share one shape, so a check costs Redis no argument instead of {@value #ARGS_PER_CHECK}. The number of specs is
+	 * sent negative when no key occurs twice in the call, which spares the script its table of what the call wrote.
 	 * @param requests per request, its checks' arguments
-	 * @param checks the number of checks of all requests
+	 * @param keys the keys of all requests' checks, one per check
 	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
 	 */
-	private static byte[][] compactArguments(List<byte[][]> requests, int checks, @Nullable Long explicitNowMicros) {
+	private static byte[][] compactArguments(List<byte[][]> requests, byte[][] keys, @Nullable Long explicitNowMicros) {
+		int checks = keys.length;
 		List<byte[][]> specs = new ArrayList<>(2);
 		byte[][] specOf = new byte[checks][];
 		int i = 0;
@@ -261,7 +263,7 @@ final class RateLimitScript {
 		int checksAt = specsAt + 4 * specs.size();
 		byte[][] args = new byte[checksAt + ((template > 0) ? template : checks + requests.size())][];
 		args[0] = time(explicitNowMicros);
-		args[1] = small(specs.size());
+		args[1] = distinct(keys) ? ascii(-specs.size()) : small(specs.size());
 		args[2] = small(template);
 		for (int s = 0; s < specs.size(); s++) {
 			System.arraycopy(specs.get(s), 0, args, specsAt + 4 * s, 4);
@@ -276,6 +278,41 @@ final class RateLimitScript {
 			args[at++] = small(arguments.length / ARGS_PER_CHECK);
 		}
 		return args;
+	}
+
+	/**
+	 * Returns whether no key occurs twice: pairwise for a few keys, else through a table of their hashes, compared
+	 * in full only where two hashes meet.
+	 */
+	static boolean distinct(byte[][] keys) {
+		int n = keys.length;
+		if (n <= 8) {
+			for (int i = 1; i < n; i++) {
+				for (int j = 0; j < i; j++) {
+					if (Arrays.equals(keys[i], keys[j])) {
+						return false;
+					}
+				}
+			}
+			return true;
+		}
+		int mask = Integer.highestOneBit(n * 2 - 1) * 2 - 1;
+		int[] slots = new int[mask + 1];
+		int[] hashes = new int[n];
+		for (int i = 0; i < n; i++) {
+			int hash = Arrays.hashCode(keys[i]);
+			hashes[i] = hash;
+			int slot = (hash ^ (hash >>> 16)) & mask;
+			while (slots[slot] != 0) {
+				int other = slots[slot] - 1;
+				if (hashes[other] == hash && Arrays.equals(keys[other], keys[i])) {
+					return false;
+				}
+				slot = (slot + 1) & mask;
+			}
+			slots[slot] = i + 1;
+		}
+		return true;
 	}
 
 	private static boolean sameSpec(byte[][] spec, byte[] interval, byte[] capacity, byte[] cost, byte[] shadow) {

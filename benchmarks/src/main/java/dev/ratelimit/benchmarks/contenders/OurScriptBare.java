@@ -89,14 +89,15 @@ public final class OurScriptBare implements Contender {
 	}
 
 	/**
-	 * gcra.lua's compact layout (decision 136): time, the number of specs, the request's shape (its number of checks),
-	 * per rule its spec (interval, capacity, cost 1, not shadow), then the spec of each check.
+	 * gcra.lua's compact layout (decision 136): time, the number of specs (negative: the keys are distinct, decision
+	 * 137), the request's shape (its number of checks), per rule its spec (interval, capacity, cost 1, not shadow), then
+	 * the spec of each check.
 	 */
 	private static byte[][] compactArguments(List<Rule> rules) {
 		int n = rules.size();
 		byte[][] args = new byte[3 + 5 * n][];
 		args[0] = EMPTY;
-		args[1] = IdealClient.ascii(n);
+		args[1] = IdealClient.ascii(-n);
 		args[2] = IdealClient.ascii(n);
 		for (int r = 0; r < n; r++) {
 			args[3 + 4 * r] = IdealClient.ascii(rules.get(r).intervalMicros());

@@ -63,7 +63,7 @@ class TargetTests {
 		Contender.Description description = contender.description();
 		Scenario.Entry entry = new Scenario.Entry(description.id(), description.label(), description.shortName(),
 				contender, List.of(new Rule("api", 10)));
-		return new EntryResult(entry, new Measurement(1, 1, 0, 1, latency, 0, 0, 0, 0, 0), List.of(perSecond));
+		return new EntryResult(entry, new Measurement(1, 1, 0, 1, latency, 0, 0, 0, 0, 0, 0), List.of(perSecond));
 	}
 
 	/** A contender that only describes itself. */

@@ -86,7 +86,7 @@ public final class LoadGenerator {
 			System.err.println("First of " + errors + " failed requests:");
 			firstError.get().printStackTrace();
 		}
-		return new Measurement(total, admitted, errors, end - begin, latency, 0, 0, callerCpuNanos / 1_000, 0, 0);
+		return new Measurement(total, admitted, errors, end - begin, latency, 0, 0, callerCpuNanos / 1_000, 0, 0, 0);
 	}
 
 	private static void await(CountDownLatch latch) {

@@ -20,9 +20,12 @@ import org.HdrHistogram.Histogram;
  * @param ioCpuMicros the part of {@code clientCpuMicros} that the clients' I/O threads (Netty event loops) used, or 0
  * if not sampled; the rest of the JVM's CPU is its own (garbage collection, compilation) and other threads'
  * @param scriptCalls script calls ({@code EVALSHA}, {@code EVAL}) Redis executed during the run, or 0 if not sampled
+ * @param redisUserMicros the part of {@code redisCpuMicros} spent in user space ({@code used_cpu_user}: Redis's own
+ * code and Lua; the rest is the kernel's: the sockets, the wake-ups), or 0 if not sampled
  */
 public record Measurement(long requests, long admitted, long errors, long elapsedNanos, Histogram latency,
-		long clientCpuMicros, long redisCpuMicros, long callerCpuMicros, long ioCpuMicros, long scriptCalls) {
+		long clientCpuMicros, long redisCpuMicros, long callerCpuMicros, long ioCpuMicros, long scriptCalls,
+		long redisUserMicros) {
 
 	/** Returns completed requests (decisions) per second. */
 	public double perSecond() {
@@ -69,6 +72,14 @@ public record Measurement(long requests, long admitted, long errors, long elapse
 		return (this.requests == 0) ? 0 : (double) this.ioCpuMicros / this.requests;
 	}
 
+	/**
+	 * Returns the part of {@link #redisMicrosPerRequest()} that Redis spent in user space (its own code and Lua), in
+	 * microseconds; the rest is the kernel's (the sockets, the wake-ups).
+	 */
+	public double redisUserMicrosPerRequest() {
+		return (this.requests == 0) ? 0 : (double) this.redisUserMicros / this.requests;
+	}
+
 	/** Returns the decisions per script call: above 1 for a client that batches, below 1 for several per decision. */
 	public double decisionsPerScriptCall() {
 		return (this.scriptCalls == 0) ? 0 : (double) this.requests / this.scriptCalls;
@@ -76,11 +87,11 @@ public record Measurement(long requests, long admitted, long errors, long elapse
 
 	/**
 	 * Returns this measurement with what was sampled around its run: the CPU time of the JVM, of Redis and of the
-	 * client I/O threads, and the script calls Redis executed.
+	 * client I/O threads, the script calls Redis executed, and the part of Redis's CPU spent in user space.
 	 */
-	public Measurement withSamples(long client, long redis, long io, long scriptCalls) {
+	public Measurement withSamples(long client, long redis, long io, long scriptCalls, long redisUser) {
 		return new Measurement(this.requests, this.admitted, this.errors, this.elapsedNanos, this.latency, client,
-				redis, this.callerCpuMicros, io, scriptCalls);
+				redis, this.callerCpuMicros, io, scriptCalls, redisUser);
 	}
 
 	/** Returns the sum of two measurements (counts and times add up, latencies merge). */
@@ -91,7 +102,7 @@ public record Measurement(long requests, long admitted, long errors, long elapse
 				this.errors + other.errors, this.elapsedNanos + other.elapsedNanos, merged,
 				this.clientCpuMicros + other.clientCpuMicros, this.redisCpuMicros + other.redisCpuMicros,
 				this.callerCpuMicros + other.callerCpuMicros, this.ioCpuMicros + other.ioCpuMicros,
-				this.scriptCalls + other.scriptCalls);
+				this.scriptCalls + other.scriptCalls, this.redisUserMicros + other.redisUserMicros);
 	}
 
 }

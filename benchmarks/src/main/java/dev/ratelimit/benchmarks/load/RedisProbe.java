@@ -37,6 +37,14 @@ public final class RedisProbe implements AutoCloseable {
 		return Math.round(seconds * 1e6);
 	}
 
+	/**
+	 * Returns the part of {@link #cpuMicros()} spent in user space ({@code used_cpu_user}: Redis's own code and Lua),
+	 * in microseconds; the rest is the kernel's (the sockets, the wake-ups).
+	 */
+	public long userCpuMicros() {
+		return Math.round(Double.parseDouble(field(this.redis.info("cpu"), "used_cpu_user")) * 1e6);
+	}
+
 	/** Resets the command statistics ({@code CONFIG RESETSTAT}). */
 	public void resetStats() {
 		this.redis.configResetstat();

@@ -88,6 +88,7 @@ public final class ThroughputBenchmark {
 		Map<Thread, Long> ioBefore = ioThreadCpuNanos();
 		long redisBefore = this.probe.cpuMicros();
 		long callsBefore = this.probe.scriptCalls();
+		long userBefore = this.probe.userCpuMicros();
 		long clientBefore = processCpuNanos();
 		Measurement measured = LoadGenerator.run(requests, scenario.threads(), scenario.subjects(),
 				this.settings.round(), seed);
@@ -101,7 +102,8 @@ public final class ThroughputBenchmark {
 			io += used;
 		}
 		this.busiestIoCores = (double) busiest / measured.elapsedNanos();
-		return measured.withSamples(clientMicros, redisMicros, io / 1_000, this.probe.scriptCalls() - callsBefore);
+		return measured.withSamples(clientMicros, redisMicros, io / 1_000, this.probe.scriptCalls() - callsBefore,
+				this.probe.userCpuMicros() - userBefore);
 	}
 
 	/**

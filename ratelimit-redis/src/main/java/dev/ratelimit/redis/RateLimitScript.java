@@ -263,7 +263,8 @@ final class RateLimitScript {
 		int checksAt = specsAt + 4 * specs.size();
 		byte[][] args = new byte[checksAt + ((template > 0) ? template : checks + requests.size())][];
 		args[0] = time(explicitNowMicros);
-		args[1] = distinct(keys) ? ascii(-specs.size()) : small(specs.size());
+		// a call of one key keeps no table anyway: its arguments stay those of decision 136
+		args[1] = (keys.length > 1 && distinct(keys)) ? ascii(-specs.size()) : small(specs.size());
 		args[2] = small(template);
 		for (int s = 0; s < specs.size(); s++) {
 			System.arraycopy(specs.get(s), 0, args, specsAt + 4 * s, 4);

@@ -21,7 +21,7 @@
 #   reactive                  webflux and gateway together; writes docs/benchmarks-reactive.md (~3 min)
 #   charts                    one bursty trace through every rate algorithm, Java reference and Redis (must agree);
 #                             writes docs/images/algorithm-*.svg and prints the table of docs/algorithms.md (seconds)
-# Options (throughput, all): --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,
+# Options (throughput, all): --contenders=ours,ours-unbatched,ours-1-lane,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,
 #   ideal-async,bucket4j,bucket4j-delaying,redisson,scg, ours-<rate algorithm> such as ours-fixed-window (the -async rows keep 4 decisions in flight per thread: see docs/profiling.md)
 #   --warmup=2 --seconds=2 --rounds=5
 # JAVA_OPTS is passed to the JVM, e.g. JAVA_OPTS=-XX:StartFlightRecording=filename=/tmp/bench.jfr

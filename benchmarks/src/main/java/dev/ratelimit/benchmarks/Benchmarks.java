@@ -43,7 +43,7 @@ import io.lettuce.core.RedisClient;
  * concurrency [options]             a concurrency rule (acquire + release) against a rate rule; prints the tables
  * model [options]                   cores per 10^5..10^7 decisions/s from this run's costs; writes docs/benchmarks-model.md
  *
- * options: --contenders=ours,ours-unbatched,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,bucket4j-delaying,redisson,scg,ours-<rate algorithm>  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
+ * options: --contenders=ours,ours-unbatched,ours-1-lane,ours-async,ours-local,ours-starter,ours-script,ideal,ideal-pipelined,ideal-async,bucket4j,bucket4j-delaying,redisson,scg,ours-<rate algorithm>  --warmup=2  --seconds=2  --rounds=5  --docs=DIR
  * </pre>
  */
 public final class Benchmarks {
@@ -171,6 +171,7 @@ public final class Benchmarks {
 				contenders.add(switch (id) {
 					case "ours" -> new OurContender(server.host(), server.port(), batching());
 					case "ours-unbatched" -> new OurContender(server.host(), server.port(), RedisBatching.OFF);
+					case "ours-1-lane" -> OurContender.oneLane(server.host(), server.port());
 					case "ours-async" -> new OurContender(server.host(), server.port(), batching(), true);
 					case "ours-starter" -> new OurStarterDefault(server.host(), server.port());
 					case "ours-local" -> new OurLocalSyncContender(server.host(), server.port());
@@ -189,7 +190,7 @@ public final class Benchmarks {
 						.findFirst()
 						.map((algorithm) -> (Contender) new OurAlgorithmContender(server.host(), server.port(), algorithm))
 						.orElseThrow(() -> new IllegalArgumentException("Unknown contender " + id + "; known: "
-								+ CONTENDERS + ", ours-<rate algorithm>"));
+								+ CONTENDERS + ", ours-1-lane, ours-<rate algorithm>"));
 				});
 			}
 			ThroughputBenchmark benchmark = new ThroughputBenchmark(probe, settings);

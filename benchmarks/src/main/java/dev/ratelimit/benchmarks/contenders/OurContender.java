@@ -65,7 +65,7 @@ public final class OurContender implements Contender {
 
 	/**
 	 * Returns this project's limiter batching in one lane ({@code ratelimit.redis.batch.lanes: 1}): one script call in
-	 * flight at a time, so batches twice as large and fewer calls per decision, at a cost in waiting (decision 88).
+	 * flight at a time, so larger batches and fewer calls per decision, at a cost in waiting (decision 88).
 	 * @param host Redis's host
 	 * @param port Redis's port
 	 */

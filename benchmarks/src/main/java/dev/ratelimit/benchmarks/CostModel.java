@@ -7,11 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 import dev.ratelimit.benchmarks.contenders.Contender;
 import dev.ratelimit.benchmarks.contenders.IdealClient;
+import dev.ratelimit.benchmarks.contenders.IdealClusterClient;
 import dev.ratelimit.benchmarks.contenders.OurClusterContender;
 import dev.ratelimit.benchmarks.contenders.OurContender;
 import dev.ratelimit.benchmarks.contenders.OurLocalSyncContender;
@@ -29,6 +32,7 @@ import dev.ratelimit.test.redis.RedisBinary;
 import dev.ratelimit.test.redis.RedisCluster;
 import dev.ratelimit.test.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The paper model of issue 34 ({@code benchmarks/run.sh model}): measures what one decision costs the application
@@ -135,49 +139,29 @@ final class CostModel {
 				clients.add(client);
 				probes.add(new RedisProbe(client));
 			}
-			try (OurClusterContender ours = new OurClusterContender(cluster.endpoint())) {
+			try (OurClusterContender ours = new OurClusterContender(cluster.endpoint());
+					IdealClusterClient ideal = new IdealClusterClient(cluster.endpoint())) {
+				Scenario many = scenario("many-keys");
 				for (int subjects : new int[] { 10_000, 8 }) {
-					Scenario many = scenario("many-keys");
 					String[] names = new String[subjects];
 					System.arraycopy(many.subjectNames(), 0, names, 0, subjects);
-					Requests requests = ours.prepare(many.rules(), names);
-					LoadGenerator.run(requests, many.threads(), subjects, settings.warmup(), 7);
-					Measurement sum = null;
-					long[] masterCpu = new long[probes.size()];
+					// over 10k keys the ideal client's rounds alternate with ours: the same run's reference
+					List<ClusterRun> runs = new ArrayList<>();
+					runs.add(new ClusterRun((subjects == 10_000) ? "64 threads, 10k keys" : "64 threads, 8 subjects",
+							ours.prepare(many.rules(), names), probes.size()));
+					if (subjects == 10_000) {
+						runs.add(new ClusterRun("ideal client, 64 threads, 10k keys (reference)",
+								ideal.prepare(many.rules(), names), probes.size()));
+					}
+					for (ClusterRun run : runs) {
+						LoadGenerator.run(run.requests(), many.threads(), subjects, settings.warmup(), 7);
+					}
 					for (int round = 0; round < settings.rounds(); round++) {
-						long[] cpuBefore = probes.stream().mapToLong(RedisProbe::cpuMicros).toArray();
-						long callsBefore = probes.stream().mapToLong(RedisProbe::scriptCalls).sum();
-						long userBefore = probes.stream().mapToLong(RedisProbe::userCpuMicros).sum();
-						long jvmBefore = processCpuNanos();
-						Measurement measured = LoadGenerator.run(requests, many.threads(), subjects, settings.round(),
-								100 + round);
-						long jvm = (processCpuNanos() - jvmBefore) / 1_000;
-						long redis = 0;
-						for (int m = 0; m < probes.size(); m++) {
-							long used = probes.get(m).cpuMicros() - cpuBefore[m];
-							masterCpu[m] += used;
-							redis += used;
+						for (ClusterRun run : runs) {
+							run.round(probes, many.threads(), subjects, settings.round(), 100 + round);
 						}
-						long calls = probes.stream().mapToLong(RedisProbe::scriptCalls).sum() - callsBefore;
-						long user = probes.stream().mapToLong(RedisProbe::userCpuMicros).sum() - userBefore;
-						measured = measured.withSamples(jvm, redis, 0, calls, user);
-						System.err.printf(Locale.ROOT, "cluster, %d subjects: round %d %,.0f/s, Redis %.1f us per "
-								+ "decision, %.1f decisions per script call%n", subjects, round + 1,
-								measured.perSecond(), measured.redisMicrosPerRequest(),
-								measured.decisionsPerScriptCall());
-						sum = (sum != null) ? sum.plus(measured) : measured;
 					}
-					long all = 0;
-					for (long used : masterCpu) {
-						all += used;
-					}
-					List<Double> shares = new ArrayList<>();
-					for (long used : masterCpu) {
-						shares.add((all == 0) ? 0 : (double) used / all);
-					}
-					rows.add(new ClusterRow((subjects == 10_000) ? "64 threads, 10k keys" : "64 threads, 8 subjects",
-							sum.perSecond(), sum.clientMicrosPerRequest(), sum.redisMicrosPerRequest(),
-							sum.redisUserMicrosPerRequest(), sum.decisionsPerScriptCall(), shares));
+					runs.forEach((run) -> rows.add(run.row()));
 				}
 			}
 			finally {
@@ -186,6 +170,63 @@ final class CostModel {
 			}
 		}
 		return rows;
+	}
+
+	/** The rounds of one contender on the Cluster: their measurements summed, and each master's CPU. */
+	private static final class ClusterRun {
+
+		private final String scenario;
+
+		private final Requests requests;
+
+		private final long[] masterCpu;
+
+		private @Nullable Measurement sum;
+
+		ClusterRun(String scenario, Requests requests, int masters) {
+			this.scenario = scenario;
+			this.requests = requests;
+			this.masterCpu = new long[masters];
+		}
+
+		Requests requests() {
+			return this.requests;
+		}
+
+		void round(List<RedisProbe> probes, int threads, int subjects, Duration length, long seed) {
+			long[] cpuBefore = probes.stream().mapToLong(RedisProbe::cpuMicros).toArray();
+			long callsBefore = probes.stream().mapToLong(RedisProbe::scriptCalls).sum();
+			long userBefore = probes.stream().mapToLong(RedisProbe::userCpuMicros).sum();
+			long jvmBefore = processCpuNanos();
+			Measurement measured = LoadGenerator.run(this.requests, threads, subjects, length, seed);
+			long jvm = (processCpuNanos() - jvmBefore) / 1_000;
+			long redis = 0;
+			for (int m = 0; m < probes.size(); m++) {
+				long used = probes.get(m).cpuMicros() - cpuBefore[m];
+				this.masterCpu[m] += used;
+				redis += used;
+			}
+			long calls = probes.stream().mapToLong(RedisProbe::scriptCalls).sum() - callsBefore;
+			long user = probes.stream().mapToLong(RedisProbe::userCpuMicros).sum() - userBefore;
+			measured = measured.withSamples(jvm, redis, 0, calls, user);
+			System.err.printf(Locale.ROOT, "cluster, %s: %,.0f/s, Redis %.1f us per decision, %.1f decisions per "
+					+ "script call%n", this.scenario, measured.perSecond(), measured.redisMicrosPerRequest(),
+					measured.decisionsPerScriptCall());
+			this.sum = (this.sum != null) ? this.sum.plus(measured) : measured;
+		}
+
+		ClusterRow row() {
+			Measurement total = Objects.requireNonNull(this.sum, "no round measured");
+			long all = Arrays.stream(this.masterCpu).sum();
+			List<Double> shares = new ArrayList<>();
+			for (long used : this.masterCpu) {
+				shares.add((all == 0) ? 0 : (double) used / all);
+			}
+			return new ClusterRow(this.scenario, total.perSecond(), total.clientMicrosPerRequest(),
+					total.redisMicrosPerRequest(), total.redisUserMicrosPerRequest(), total.decisionsPerScriptCall(),
+					shares);
+		}
+
 	}
 
 	static String markdown(Environment environment, String load, List<Cost> paths, List<ClusterRow> cluster,
@@ -247,7 +288,9 @@ final class CostModel {
 				+ "benchmark on this machine (`RedisCluster` of ratelimit-test-support); Redis CPU is the three "
 				+ "masters' together. A script call may hold keys of one hash slot only, so natural batching forms "
 				+ "its batches per slot: with 10k subjects spread over 16,384 slots, two requests rarely share a slot "
-				+ "while a batch is open; with 8 subjects (8 slots) they do.\n\n");
+				+ "while a batch is open; with 8 subjects (8 slots) they do. The reference row is the ideal client "
+				+ "on the same Cluster (`IdealClusterClient`: one call of the minimal script per decision, "
+				+ "routed to its key's master), its rounds alternating with ours.\n\n");
 		out.append("| scenario | decisions/s | JVM CPU µs/decision | Redis CPU µs/decision (all masters) | of which "
 				+ "user | decisions per script call | masters' shares of Redis CPU |\n"
 				+ "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
@@ -259,6 +302,17 @@ final class CostModel {
 			out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", row.scenario(),
 					Format.count(row.perSecond()), Format.micros(row.jvmMicros()), Format.micros(row.redisMicros()),
 					Format.micros(row.redisUserMicros()), Format.micros(row.decisionsPerCall()), shares));
+		}
+		if (cluster.size() > 1) {
+			ClusterRow ours = cluster.get(0);
+			ClusterRow reference = cluster.get(1);
+			out.append(String.format(Locale.ROOT, "%nOver 10k keys, Redis CPU per decision of the exact path ÷ the "
+					+ "ideal client's on the same Cluster (their rounds alternating): **%s**, against **%s** on one "
+					+ "Redis in this run; on one Redis a call carried %s decisions, here %s (what bounds it: "
+					+ "[profiling.md](profiling.md#the-cluster)).%n",
+					Format.ratio(ours.redisMicros() / reference.redisMicros()),
+					Format.ratio(exact.redisMicros() / ideal.redisMicros()), Format.micros(exact.decisionsPerCall()),
+					Format.micros(ours.decisionsPerCall())));
 		}
 		out.append("\n## Cores per decision rate\n\n");
 		out.append(String.format(Locale.ROOT, "Cores = decisions per second x CPU µs per decision ÷ 10^6, for cores "

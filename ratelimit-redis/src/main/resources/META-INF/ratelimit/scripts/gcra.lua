@@ -122,7 +122,18 @@ for q = 1, requests do
     local ahead = tat + cost * interval - now
     if cost <= capacity and ahead <= capacity * interval then
       if cost ~= 0 then
-        store(key, old, now + ahead)
+        if written or test then
+          store(key, old, now + ahead)
+        else
+          -- store's common case inlined, as a lone check of a call whose keys are distinct is (2-6% of the call,
+          -- decision 138); the TAT never moves back, so it stays in the stored one's second while not beyond its end
+          tat = now + ahead
+          if old and tat <= ceil(old / 1000000) * 1000000 then
+            call('INCRBY', key, fmt('%d', tat - old))
+          else
+            call('SET', key, fmt('%d', tat), 'PXAT', fmt('%d', ceil(tat / 1000000) * 1000))
+          end
+        end
       end
       size = size + 1
       reply[size] = ahead

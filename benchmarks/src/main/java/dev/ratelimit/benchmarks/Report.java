@@ -84,8 +84,8 @@ public final class Report {
 				+ "from `benchmarks/run.sh throughput`, command in the page).\n\n");
 		out.append("## Cost model\n\nRedis cores (Cluster shards) and application cores per 10^5, 10^6 and 10^7 "
 				+ "decisions per second for the exact path (one and three rules), the deny cache and the local-sync "
-				+ "mode, from the CPU per decision measured in one run, with a row measured on a Redis Cluster of "
-				+ "three masters: [benchmarks-model.md](benchmarks-model.md), written by `benchmarks/run.sh model`.\n\n");
+				+ "mode, from the CPU per decision measured in one run, with rows measured on a Redis Cluster of "
+				+ "three masters (ours, and the ideal client as their reference): [benchmarks-model.md](benchmarks-model.md), written by `benchmarks/run.sh model`.\n\n");
 		out.append("## HTTP overhead\n\nWhat the limiter adds to a request of the sample app (with the limiter on Redis, "
 				+ "on the local store and without it: p50, p99 and server CPU per request; targets +0.2 ms p50 and "
 				+ "+1 ms p99): [benchmarks-http.md](benchmarks-http.md), written by `benchmarks/run.sh http` (also run "

@@ -140,7 +140,8 @@ final class CostModel {
 				probes.add(new RedisProbe(client));
 			}
 			try (OurClusterContender ours = new OurClusterContender(cluster.endpoint());
-					IdealClusterClient ideal = new IdealClusterClient(cluster.endpoint())) {
+					IdealClusterClient ideal = new IdealClusterClient(cluster.endpoint());
+					OurClusterContender perSlot = new OurClusterContender(cluster.endpoint(), false)) {
 				Scenario many = scenario("many-keys");
 				for (int subjects : new int[] { 10_000, 8 }) {
 					String[] names = new String[subjects];
@@ -152,6 +153,8 @@ final class CostModel {
 					if (subjects == 10_000) {
 						runs.add(new ClusterRun("ideal client, 64 threads, 10k keys (reference)",
 								ideal.prepare(many.rules(), names), probes.size()));
+						runs.add(new ClusterRun("64 threads, 10k keys, batches of one slot (`across-slots: false`)",
+								perSlot.prepare(many.rules(), names), probes.size()));
 					}
 					for (ClusterRun run : runs) {
 						LoadGenerator.run(run.requests(), many.threads(), subjects, settings.warmup(), 7);
@@ -286,11 +289,14 @@ final class CostModel {
 		out.append("## Redis Cluster, three masters on this machine\n\n");
 		out.append("The exact path (one rule) on a Redis Cluster of three masters without replicas, started by the "
 				+ "benchmark on this machine (`RedisCluster` of ratelimit-test-support); Redis CPU is the three "
-				+ "masters' together. A script call may hold keys of one hash slot only, so natural batching forms "
-				+ "its batches per slot: with 10k subjects spread over 16,384 slots, two requests rarely share a slot "
-				+ "while a batch is open; with 8 subjects (8 slots) they do. The reference row is the ideal client "
-				+ "on the same Cluster (`IdealClusterClient`: one call of the minimal script per decision, "
-				+ "routed to its key's master), its rounds alternating with ours.\n\n");
+				+ "masters' together. A script call's declared keys must share one hash slot; natural batching forms "
+				+ "its batches per master instead (`ratelimit.redis.batch.across-slots`, decision 140: `gcra.lua` with "
+				+ "its keys undeclared, under the flag `allow-cross-slot-keys` of Redis 7), so a master's lanes carry "
+				+ "the requests of all its slots. The row with `across-slots: false` batches per slot, as before "
+				+ "decision 140: with 10k subjects spread over 16,384 slots, two requests rarely share a slot while a "
+				+ "batch is open. The reference row is the ideal client on the same Cluster (`IdealClusterClient`: one "
+				+ "call of the minimal script per decision, routed to its key's master). The three 10k-key rows' "
+				+ "rounds alternate.\n\n");
 		out.append("| scenario | decisions/s | JVM CPU µs/decision | Redis CPU µs/decision (all masters) | of which "
 				+ "user | decisions per script call | masters' shares of Redis CPU |\n"
 				+ "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
@@ -303,16 +309,20 @@ final class CostModel {
 					Format.count(row.perSecond()), Format.micros(row.jvmMicros()), Format.micros(row.redisMicros()),
 					Format.micros(row.redisUserMicros()), Format.micros(row.decisionsPerCall()), shares));
 		}
-		if (cluster.size() > 1) {
+		if (cluster.size() > 2) {
 			ClusterRow ours = cluster.get(0);
 			ClusterRow reference = cluster.get(1);
+			ClusterRow bySlot = cluster.get(2);
 			out.append(String.format(Locale.ROOT, "%nOver 10k keys, Redis CPU per decision of the exact path ÷ the "
-					+ "ideal client's on the same Cluster (their rounds alternating): **%s**, against **%s** on one "
-					+ "Redis in this run; on one Redis a call carried %s decisions, here %s (what bounds it: "
-					+ "[profiling.md](profiling.md#the-cluster)).%n",
+					+ "ideal client's on the same Cluster (their rounds alternating): **%s** (batches of one slot: "
+					+ "%s), against **%s** on one Redis in this run; on one Redis a call carried %s decisions, here %s "
+					+ "(%s with batches of one slot). Redis CPU per decision on the Cluster ÷ on one Redis: %s (what "
+					+ "bounds it: [profiling.md](profiling.md#the-cluster)).%n",
 					Format.ratio(ours.redisMicros() / reference.redisMicros()),
+					Format.ratio(bySlot.redisMicros() / reference.redisMicros()),
 					Format.ratio(exact.redisMicros() / ideal.redisMicros()), Format.micros(exact.decisionsPerCall()),
-					Format.micros(ours.decisionsPerCall())));
+					Format.micros(ours.decisionsPerCall()), Format.micros(bySlot.decisionsPerCall()),
+					Format.ratio(ours.redisMicros() / exact.redisMicros())));
 		}
 		out.append("\n## Cores per decision rate\n\n");
 		out.append(String.format(Locale.ROOT, "Cores = decisions per second x CPU µs per decision ÷ 10^6, for cores "

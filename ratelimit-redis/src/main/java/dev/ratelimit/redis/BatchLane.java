@@ -2,16 +2,21 @@ package dev.ratelimit.redis;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 import dev.ratelimit.RateLimitCheck;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.cluster.SlotHash;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import org.apache.commons.logging.Log;
@@ -19,7 +24,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Natural batching of the store's decisions on one connection (in a Redis Cluster: of one hash slot). Up to
+ * Natural batching of the store's decisions on one connection (in a Redis Cluster: of one master, or of one hash
+ * slot, see {@link Master}). Up to
  * {@link RedisBatching#lanes()} script calls are in flight at once; a request that finds one free and nobody waiting
  * goes out at once, alone, as it would without batching (no timer ever holds a request back). Requests that arrive
  * while every lane is busy wait in arrival order; when a call returns, the next call carries as many of them as the
@@ -29,6 +35,7 @@ import org.jspecify.annotations.Nullable;
  * Other commands of the store ({@link #submit(Runnable) in order}: refunds, releases, renewals, cancellations, resets)
  * wait behind the requests that arrived before them, so that calls made one after another from one thread still reach
  * Redis in order; they do not take a lane.
+ * A Cluster request whose keys lie in several slots waits in the lanes of all of them as a {@link Barrier}.
  * <p>
  * A request whose caller gave up while it waited is not sent. A request sent in a batch cannot cancel the batch's
  * command alone (the others need it): its caller's giving up is compensated when the reply arrives, as for a lone
@@ -45,6 +52,9 @@ final class BatchLane {
 
 	private final RedisBatching settings;
 
+	/** For a Redis Cluster master's lane, how its batches reach the master; {@code null} for any other lane. */
+	private final @Nullable Master master;
+
 	/** {@link Request}s and in-order commands ({@link Runnable}s) not yet sent, in arrival order. */
 	private final ArrayDeque<Object> queue = new ArrayDeque<>();
 
@@ -55,9 +65,17 @@ final class BatchLane {
 
 	private boolean pumping;
 
+	/** Sends handed to the reply loop as tasks that have not run yet. */
+	private int deferred;
+
+	/** The barrier at the head of the queue that this lane has reached, while it waits for the other lanes. */
+	private @Nullable Barrier arrivedAt;
+
 	private final LongAdder calls = new LongAdder();
 
 	private final LongAdder requests = new LongAdder();
+
+	private final LongAdder callsAcrossSlots = new LongAdder();
 
 	/**
 	 * @param scripts the store's scripts
@@ -65,9 +83,35 @@ final class BatchLane {
 	 * @param settings the lanes and limits
 	 */
 	BatchLane(ScriptsInUse scripts, Supplier<IssuedCommands> batchCommands, RedisBatching settings) {
+		this(scripts, batchCommands, settings, null);
+	}
+
+	/**
+	 * @param scripts the store's scripts
+	 * @param batchCommands the commands for a call that carries several requests (in a Cluster: routed by slot)
+	 * @param settings the lanes and limits
+	 * @param master for the lane of a Redis Cluster master (its requests' keys in any of its slots), how its batches
+	 * reach it; {@code null} for the lane of a standalone Redis or of one hash slot
+	 */
+	BatchLane(ScriptsInUse scripts, Supplier<IssuedCommands> batchCommands, RedisBatching settings,
+			@Nullable Master master) {
 		this.scripts = scripts;
 		this.batchCommands = batchCommands;
 		this.settings = settings;
+		this.master = master;
+	}
+
+	/**
+	 * How the lane of a Redis Cluster master sends a batch (decision 140): as one call of {@code gcra.lua} across hash
+	 * slots on the master's own connection while its requests are all GCRA evaluations and the Cluster runs such
+	 * scripts, else as one call per slot.
+	 *
+	 * @param acrossSlots whether the Cluster's masters run scripts across slots, shared by a store's master lanes and
+	 * cleared for good when a master cannot parse the script's shebang (Redis before 7)
+	 * @param commands the commands of a call on the master's own connection (the one that Lettuce routes the master's
+	 * slots through), or {@code null} while that connection is not open yet, for which nothing waits
+	 */
+	record Master(AtomicBoolean acrossSlots, Supplier<@Nullable IssuedCommands> commands) {
 	}
 
 	/**
@@ -86,6 +130,62 @@ final class BatchLane {
 	record Request(IssuedCommands call, byte[][] keys, byte[][] checkArguments, List<RateLimitCheck> checks,
 			RateLimitScript.Mode mode, String leaseId, @Nullable Long now, boolean gcra,
 			CompletableFuture<RateLimitScript.Reply> reply) {
+	}
+
+	/**
+	 * A command of several lanes (a Redis Cluster request whose keys lie in several slots, which no lane's call can
+	 * carry): issued once every lane has sent what waited in it before, while each holds back what came after, so that
+	 * calls made one after another from one thread reach Redis in order. Every barrier must be {@link #enqueue() queued}
+	 * under one lock shared by all lanes that barriers may span, so that every lane sees them in one order.
+	 */
+	static final class Barrier {
+
+		private final List<BatchLane> lanes;
+
+		private final Runnable command;
+
+		private int arrivals;
+
+		private volatile boolean open;
+
+		/**
+		 * @param lanes the lanes, distinct
+		 * @param command issues the command (at most once)
+		 */
+		Barrier(List<BatchLane> lanes, Runnable command) {
+			this.lanes = List.copyOf(lanes);
+			this.command = command;
+		}
+
+		/** Queues the barrier in each of its lanes. */
+		void enqueue() {
+			for (BatchLane lane : this.lanes) {
+				lane.enqueue(this);
+			}
+		}
+
+		boolean isOpen() {
+			return this.open;
+		}
+
+		/**
+		 * A lane reached the barrier and sent what came before it; the last one issues the command, then every lane
+		 * goes on (a lane that waits here holds no lock while it waits, so the lanes' locks taken here cannot cycle).
+		 */
+		private void arrive() {
+			synchronized (this) {
+				if (++this.arrivals < this.lanes.size()) {
+					return;
+				}
+			}
+			runQuietly(this.command);
+			// open only once the command is on its way: a lane that pumps meanwhile still holds back what follows
+			this.open = true;
+			for (BatchLane lane : this.lanes) {
+				lane.resume();
+			}
+		}
+
 	}
 
 	/**
@@ -109,6 +209,11 @@ final class BatchLane {
 		return this.calls.sum();
 	}
 
+	/** Returns the number of script calls sent across hash slots to a Cluster master (refused ones included). */
+	long callsAcrossSlots() {
+		return this.callsAcrossSlots.sum();
+	}
+
 	/** Returns the number of requests sent. */
 	long requests() {
 		return this.requests.sum();
@@ -129,6 +234,11 @@ final class BatchLane {
 		pump();
 	}
 
+	/** Goes on past a barrier that opened. */
+	private synchronized void resume() {
+		pump();
+	}
+
 	/**
 	 * Sends what may go now, in order. Called with the lock held; a call that completes at once re-enters through
 	 * {@link #done()} and leaves the sending to the loop already running.
@@ -141,13 +251,28 @@ final class BatchLane {
 		try {
 			// on the connection's event loop a write goes out at once, ahead of the writes that other threads handed
 			// to the loop before (tasks in its queue): calls from one thread would reach Redis out of order, so
-			// there every send waits its turn as a task of the loop too
+			// there every send waits its turn as a task of the loop too; and while such tasks wait, a send from another
+			// thread (or a barrier's arrival) waits behind them as well
 			EventExecutor current = ThreadExecutorMap.currentExecutor();
-			EventExecutor loop = (current != null && current == this.replyLoop) ? current : null;
+			EventExecutor reply = this.replyLoop;
+			EventExecutor loop = (reply != null && (current == reply || this.deferred > 0)) ? reply : null;
 			while (!this.queue.isEmpty()) {
 				if (this.queue.peek() instanceof Runnable command) {
 					this.queue.poll();
 					dispatch(loop, command);
+					continue;
+				}
+				if (this.queue.peek() instanceof Barrier barrier) {
+					if (!barrier.isOpen() && this.arrivedAt != barrier) {
+						// after what this lane sent before it, as a send of its own
+						this.arrivedAt = barrier;
+						dispatch(loop, barrier::arrive);
+					}
+					if (!barrier.isOpen()) {
+						return;
+					}
+					this.queue.poll();
+					this.arrivedAt = null;
 					continue;
 				}
 				if (this.inFlight >= this.settings.lanes()) {
@@ -165,14 +290,26 @@ final class BatchLane {
 		}
 	}
 
-	private static void dispatch(@Nullable EventExecutor loop, Runnable send) {
+	/** Sends now, or as a task of the loop (counted in {@link #deferred} until it ran). Called with the lock held. */
+	private void dispatch(@Nullable EventExecutor loop, Runnable send) {
 		if (loop != null) {
+			this.deferred++;
 			try {
-				loop.execute(() -> runQuietly(send));
+				loop.execute(() -> {
+					try {
+						runQuietly(send);
+					}
+					finally {
+						synchronized (this) {
+							this.deferred--;
+						}
+					}
+				});
 				return;
 			}
 			catch (RejectedExecutionException ex) {
 				// shutting down: send from here, where the commands fail anyway
+				this.deferred--;
 			}
 		}
 		runQuietly(send);
@@ -220,6 +357,10 @@ final class BatchLane {
 			replies = CompletableFuture.failedFuture(ex);
 		}
 		Thread sender = Thread.currentThread();
+		if (this.master != null && batch.size() > 1) {
+			replies = replies.exceptionallyCompose((ex) -> refusedBeforeWriting(ex) ? eachAlone(batch, ex)
+					: CompletableFuture.failedFuture(ex));
+		}
 		replies.whenComplete((values, ex) -> {
 			// a reply that came before this callback was added completes it on the sender's thread, which may be
 			// another event loop (a WebFlux server's): only a reply's own thread is the connection's loop
@@ -229,6 +370,10 @@ final class BatchLane {
 			}
 			// the next call goes out before the callers of this one are woken
 			done();
+			if (ex == null && values == null) {
+				// sent again one by one: each request's own call completes its reply
+				return;
+			}
 			for (int q = 0; q < batch.size(); q++) {
 				CompletableFuture<RateLimitScript.Reply> reply = batch.get(q).reply();
 				if (ex != null) {
@@ -250,7 +395,20 @@ final class BatchLane {
 
 	private CompletableFuture<List<RateLimitScript.Reply>> sendTogether(List<Request> batch) {
 		boolean gcra = batch.stream().allMatch(Request::gcra);
-		IssuedCommands commands = this.batchCommands.get();
+		if (this.master == null) {
+			return together(this.batchCommands.get(), batch, gcra, false);
+		}
+		IssuedCommands commands = (gcra && this.master.acrossSlots().get()) ? this.master.commands().get() : null;
+		if (commands == null) {
+			return bySlot(batch);
+		}
+		this.callsAcrossSlots.increment();
+		return together(commands, batch, true, true);
+	}
+
+	/** Sends a batch in one call of the script that decides it, cancelled once every request in it was given up. */
+	private CompletableFuture<List<RateLimitScript.Reply>> together(IssuedCommands commands, List<Request> batch,
+			boolean gcra, boolean acrossSlots) {
 		AtomicInteger live = new AtomicInteger(batch.size());
 		for (Request request : batch) {
 			request.call().onAbandon(() -> {
@@ -259,7 +417,94 @@ final class BatchLane {
 				}
 			});
 		}
-		return (gcra ? this.scripts.gcra() : this.scripts.general()).runBatch(commands, batch, batch.get(0).now());
+		return (gcra ? this.scripts.gcra() : this.scripts.general()).runBatch(commands, batch, batch.get(0).now(),
+				acrossSlots);
+	}
+
+	/**
+	 * Sends a master lane's batch as one call per hash slot (routed by slot), concurrently, and joins their replies in
+	 * the batch's order; a request's calls of one slot keep their order.
+	 */
+	private CompletableFuture<List<RateLimitScript.Reply>> bySlot(List<Request> batch) {
+		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+		for (int q = 0; q < batch.size(); q++) {
+			slots.computeIfAbsent(SlotHash.getSlot(batch.get(q).keys()[0]), (slot) -> new ArrayList<>()).add(q);
+		}
+		List<List<Integer>> groups = new ArrayList<>(slots.values());
+		List<CompletableFuture<List<RateLimitScript.Reply>>> calls = new ArrayList<>(groups.size());
+		for (List<Integer> group : groups) {
+			List<Request> requests = new ArrayList<>(group.size());
+			for (int q : group) {
+				requests.add(batch.get(q));
+			}
+			calls.add((requests.size() == 1) ? sendAlone(requests.get(0)) : together(this.batchCommands.get(),
+					requests, requests.stream().allMatch(Request::gcra), false));
+		}
+		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {
+			RateLimitScript.Reply[] replies = new RateLimitScript.Reply[batch.size()];
+			for (int g = 0; g < groups.size(); g++) {
+				List<RateLimitScript.Reply> values = calls.get(g).join();
+				for (int i = 0; i < groups.get(g).size(); i++) {
+					replies[groups.get(g).get(i)] = values.get(i);
+				}
+			}
+			return List.of(replies);
+		});
+	}
+
+	/**
+	 * Whether a master refused a batch across hash slots before it wrote anything, so that its requests can be sent
+	 * again each on its own (routed by slot, following redirections): a full Redis refuses a script with a shebang
+	 * whole (where one without lets a denial through, decision 60), a master that no longer serves a key refuses at
+	 * the read (the script reads every key before it writes), a replica refuses it whole, and Redis before 7 cannot
+	 * parse the shebang at all (which turns the store's batches back to one slot for good).
+	 */
+	private boolean refusedBeforeWriting(Throwable failure) {
+		for (Throwable each = failure; each != null; each = (each.getCause() != each) ? each.getCause() : null) {
+			if (each instanceof RedisCommandExecutionException && each.getMessage() != null) {
+				String message = each.getMessage();
+				if (message.startsWith("ERR Error compiling script")) {
+					if (this.master != null && this.master.acrossSlots().getAndSet(false)) {
+						logger.info("This Redis Cluster does not run scripts with flags (Redis 7 and later do): its "
+								+ "batches of decisions keep to one hash slot (" + message + ")");
+					}
+					return true;
+				}
+				return message.startsWith("OOM") || message.startsWith("READONLY")
+						|| message.contains("non local key") || message.startsWith("CROSSSLOT");
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Sends each request of a batch on its own, as a lone request goes, each completing its own reply (so that one
+	 * request's failure is its own: on a full Redis, denials are still answered).
+	 * @return completed with {@code null}: the replies are not the caller's to complete
+	 */
+	private CompletableFuture<List<RateLimitScript.Reply>> eachAlone(List<Request> batch, @Nullable Throwable cause) {
+		if (cause != null && logger.isDebugEnabled()) {
+			logger.debug("A batch across hash slots was refused; its " + batch.size() + " requests go one by one",
+					cause);
+		}
+		for (Request request : batch) {
+			CompletableFuture<List<RateLimitScript.Reply>> alone;
+			try {
+				alone = sendAlone(request);
+			}
+			catch (RuntimeException ex) {
+				alone = CompletableFuture.failedFuture(ex);
+			}
+			alone.whenComplete((values, ex) -> {
+				if (ex != null) {
+					request.reply().completeExceptionally(ex);
+				}
+				else {
+					request.reply().complete(values.get(0));
+				}
+			});
+		}
+		return CompletableFuture.completedFuture(null);
 	}
 
 }

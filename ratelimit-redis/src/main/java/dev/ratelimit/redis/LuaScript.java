@@ -2,6 +2,7 @@ package dev.ratelimit.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -24,8 +25,25 @@ final class LuaScript {
 	private final String sha;
 
 	LuaScript(String location) {
-		this.location = location;
-		this.source = load(location);
+		this(location, "");
+	}
+
+	/**
+	 * @param location the script's resource
+	 * @param shebang a first line to put before the script's text, such as {@code #!lua flags=allow-cross-slot-keys}
+	 * (Redis 7 and later), or {@code ""}
+	 */
+	LuaScript(String location, String shebang) {
+		this.location = shebang.isEmpty() ? location : location + " (" + shebang + ")";
+		byte[] text = load(location);
+		if (!shebang.isEmpty()) {
+			byte[] first = (shebang + "\n").getBytes(StandardCharsets.US_ASCII);
+			byte[] joined = new byte[first.length + text.length];
+			System.arraycopy(first, 0, joined, 0, first.length);
+			System.arraycopy(text, 0, joined, first.length, text.length);
+			text = joined;
+		}
+		this.source = text;
 		this.sha = sha1Hex(this.source);
 	}
 

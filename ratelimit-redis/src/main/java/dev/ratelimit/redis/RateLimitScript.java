@@ -33,10 +33,15 @@ final class RateLimitScript {
 
 	static final String GCRA = "META-INF/ratelimit/scripts/gcra.lua";
 
+	/** The first line of a script that may touch keys of several hash slots of one Cluster master (Redis 7+). */
+	static final String ACROSS_SLOTS = "#!lua flags=allow-cross-slot-keys";
+
 	/** Encoded policy arguments; policies come from configuration and overrides, so this stays small. */
 	private final Map<RateLimitPolicy, byte[][]> policyArguments = new ConcurrentHashMap<>();
 
 	private static final byte[] EMPTY = new byte[0];
+
+	private static final byte[][] NO_KEYS = new byte[0][];
 
 	private static final int ARGS_PER_CHECK = 7;
 
@@ -66,6 +71,13 @@ final class RateLimitScript {
 
 	private final LuaScript script;
 
+	/**
+	 * {@code gcra.lua} with a shebang allowing keys of several hash slots (Redis 7 and later), for a Redis Cluster
+	 * batch of one master's requests: its keys go undeclared, after the arguments (decision 140); {@code null} for
+	 * {@code ratelimit.lua}.
+	 */
+	private final @Nullable LuaScript acrossSlots;
+
 	/** Whether this is {@code gcra.lua}, whose arguments and reply are compact (decision 136). */
 	private final boolean compact;
 
@@ -80,6 +92,7 @@ final class RateLimitScript {
 		this.script = new LuaScript(location);
 		this.clock = clock;
 		this.compact = GCRA.equals(location);
+		this.acrossSlots = this.compact ? new LuaScript(location, ACROSS_SLOTS) : null;
 	}
 
 	/**
@@ -171,6 +184,25 @@ final class RateLimitScript {
 	 */
 	CompletableFuture<List<Reply>> runBatch(IssuedCommands commands, List<BatchLane.Request> requests,
 			@Nullable Long explicitNowMicros) {
+		return runBatch(commands, requests, explicitNowMicros, false);
+	}
+
+	/**
+	 * Runs the script for a batch, as {@link #runBatch(IssuedCommands, List, Long)} does, its keys optionally in
+	 * several hash slots of one Redis Cluster master ({@code gcra.lua} only, Redis 7 and later): the call then declares
+	 * no keys and must go to that master's own connection, which does not follow redirections; a master that does not
+	 * serve every key (the topology moved) fails the call before it writes.
+	 * @param commands where to run it (for keys of several slots: one master's commands)
+	 * @param requests the requests, each evaluating or peeking
+	 * @param explicitNowMicros the time to use, or {@code null} for Redis {@code TIME}
+	 * @param severalSlots whether the keys may lie in several hash slots
+	 * @return one reply per request
+	 */
+	CompletableFuture<List<Reply>> runBatch(IssuedCommands commands, List<BatchLane.Request> requests,
+			@Nullable Long explicitNowMicros, boolean severalSlots) {
+		if (severalSlots && this.acrossSlots == null) {
+			throw new IllegalStateException("Only gcra.lua runs batches across hash slots");
+		}
 		int checks = 0;
 		for (BatchLane.Request request : requests) {
 			checks += request.keys().length;
@@ -186,8 +218,19 @@ final class RateLimitScript {
 				arguments.add(request.checkArguments());
 				requestChecks.add(request.checks());
 			}
-			return this.script.run(commands, keys, compactArguments(arguments, keys, explicitNowMicros))
-				.thenApply((values) -> parseCompact(values, requestChecks));
+			byte[][] args = compactArguments(arguments, keys, explicitNowMicros);
+			CompletableFuture<List<Object>> values;
+			if (severalSlots) {
+				// undeclared keys after the arguments, then their number (decision 140)
+				byte[][] all = Arrays.copyOf(args, args.length + keys.length + 1);
+				System.arraycopy(keys, 0, all, args.length, keys.length);
+				all[all.length - 1] = ascii(keys.length);
+				values = this.acrossSlots.run(commands, NO_KEYS, all);
+			}
+			else {
+				values = this.script.run(commands, keys, args);
+			}
+			return values.thenApply((reply) -> parseCompact(reply, requestChecks));
 		}
 		byte[][] args = new byte[2 + ARGS_PER_CHECK * checks + requests.size()][];
 		args[0] = time(explicitNowMicros);

@@ -5,18 +5,22 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import dev.ratelimit.Consumption;
 import dev.ratelimit.Decision;
@@ -35,13 +39,20 @@ import dev.ratelimit.region.RegionState;
 import dev.ratelimit.sync.SyncBackend;
 import dev.ratelimit.sync.SyncFlush;
 import dev.ratelimit.sync.SyncReply;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link RateLimitStore} in Redis (standalone, Sentinel or Cluster, as its {@link RedisStoreConnection} connects). All checks of a request are decided by one script call on Redis's own clock.
+ * <p>
+ * Decisions that arrive while the store's calls are in flight share the next call ({@link RedisBatching}); in a
+ * Redis Cluster of Redis 7 or later a call carries the GCRA evaluations of one master whatever their hash slots.
  * <p>
  * In a Redis Cluster the checks are grouped by hash slot and the groups run concurrently, one script call each. When
  * one group denies, the groups that admitted are refunded (a second script call that gives back exactly what they
@@ -88,8 +99,17 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 	/** The batching lane of a standalone (or Sentinel) Redis, when batching. */
 	private final @Nullable BatchLane lane;
 
-	/** The batching lanes of a Cluster, by hash slot, when batching. */
+	/** The batching lanes of a Cluster, by hash slot, when batching within slots. */
 	private final Map<Integer, BatchLane> slotLanes = new ConcurrentHashMap<>();
+
+	/** The batching lanes of a Cluster, by master address, when batching across slots (decision 140). */
+	private final Map<String, BatchLane> masterLanes = new ConcurrentHashMap<>();
+
+	/** Held while a barrier is queued in several lanes, so that every lane sees the barriers in one order. */
+	private final Object barriers = new Object();
+
+	/** Whether the Cluster's batches go across slots: until a master shows it cannot (Redis before 7). */
+	private final AtomicBoolean acrossSlots;
 
 	/** The masters of a Redis Cluster, or {@code null} for a standalone or Sentinel Redis. */
 	private final @Nullable ClusterNodes nodes;
@@ -150,6 +170,7 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 		this.explicitNowMicros = explicitNowMicros;
 		this.batching = Objects.requireNonNull(batching, "batching");
 		this.lane = (batching.enabled() && !connection.isCluster()) ? newLane() : null;
+		this.acrossSlots = new AtomicBoolean(batching.enabled() && batching.acrossSlots() && connection.isCluster());
 		this.nodes = connection.isCluster()
 				? new ClusterNodes(this.connection::partitions, (check) -> key(check.policy(), check.subject())) : null;
 	}
@@ -200,7 +221,9 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 		String leaseId = (mode == RateLimitScript.Mode.EVALUATE && acquires) ? this.leaseIds.get() : "";
 		if (checks.size() > 1 && this.connection.isCluster()
 				&& (!this.batching.enabled() || !oneSlot(keyBytes))) {
-			return call.abandonWhenCancelled(this.slotGrouped.decide(call, keyBytes, checks, now, mode, leaseId));
+			Supplier<CompletableFuture<List<Decision>>> decide = () -> this.slotGrouped.decide(call, keyBytes, checks,
+					now, mode, leaseId);
+			return call.abandonWhenCancelled(this.batching.enabled() ? behindLanes(keyBytes, decide) : decide.get());
 		}
 		RateLimitScript script = this.scripts.forChecks(checks, mode);
 		BatchLane lane = laneFor(keyBytes[0]);
@@ -222,13 +245,67 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 		return call.abandonWhenCancelled(reply.thenApply(RateLimitScript.Reply::decisions));
 	}
 
-	/** Returns the lane of a request whose keys share one slot, or {@code null} when not batching. */
+	/**
+	 * Issues a Cluster request whose keys lie in several slots once the requests that wait in the batching lanes of
+	 * those keys have been sent, so that calls made one after another from one thread still reach Redis in order.
+	 */
+	private <T> CompletableFuture<T> behindLanes(byte[][] keys, Supplier<CompletableFuture<T>> issue) {
+		Set<BatchLane> lanes = new LinkedHashSet<>();
+		for (byte[] key : keys) {
+			lanes.add(laneFor(key));
+		}
+		CompletableFuture<T> result = new CompletableFuture<>();
+		Runnable command = issuing(issue, result);
+		if (lanes.size() == 1) {
+			lanes.iterator().next().submit(command);
+		}
+		else {
+			synchronized (this.barriers) {
+				new BatchLane.Barrier(List.copyOf(lanes), command).enqueue();
+			}
+		}
+		return result;
+	}
+
+	/**
+	 * Returns the lane of a request whose keys share one slot, or {@code null} when not batching: in a Cluster, its
+	 * master's while batches go across slots (every request of the slot, so that calls from one thread stay in order),
+	 * else its slot's.
+	 */
 	private @Nullable BatchLane laneFor(byte[] key) {
 		if (!this.batching.enabled()) {
 			return null;
 		}
-		return (this.lane != null) ? this.lane
-				: this.slotLanes.computeIfAbsent(SlotHash.getSlot(key), (slot) -> newLane());
+		if (this.lane != null) {
+			return this.lane;
+		}
+		int slot = SlotHash.getSlot(key);
+		if (this.acrossSlots.get()) {
+			RedisClusterNode owner = this.connection.partitions().getPartitionBySlot(slot);
+			RedisURI uri = (owner != null) ? owner.getUri() : null;
+			if (uri != null) {
+				return this.masterLanes.computeIfAbsent(uri.getHost() + ":" + uri.getPort(),
+						(address) -> masterLane(uri.getHost(), uri.getPort()));
+			}
+		}
+		return this.slotLanes.computeIfAbsent(slot, (ignored) -> newLane());
+	}
+
+	/**
+	 * The lane of a Cluster master, whose batches across slots go to its connection by address: the one Lettuce
+	 * routes the master's slots through, so that they keep their order with the calls sent by slot.
+	 */
+	private BatchLane masterLane(String host, int port) {
+		return new BatchLane(this.scripts, this::call, this.batching, new BatchLane.Master(this.acrossSlots, () -> {
+			if (!(this.connection.commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
+				return null;
+			}
+			// never waits for a connection: until it is open, the master's batches go by slot
+			StatefulRedisConnection<byte[], byte[]> master = cluster.getStatefulConnection()
+				.getConnectionAsync(host, port)
+				.getNow(null);
+			return (master != null) ? new IssuedCommands(master.async(), this.queuesWhileDisconnected) : null;
+		}));
 	}
 
 	private static boolean oneSlot(byte[][] keys) {
@@ -250,7 +327,13 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 			return issue.get();
 		}
 		CompletableFuture<T> result = new CompletableFuture<>();
-		this.lane.submit(() -> {
+		this.lane.submit(issuing(issue, result));
+		return result;
+	}
+
+	/** Returns what issues a command and completes {@code result} as the command completes. */
+	private static <T> Runnable issuing(Supplier<CompletableFuture<T>> issue, CompletableFuture<T> result) {
+		return () -> {
 			CompletableFuture<T> issued;
 			try {
 				issued = issue.get();
@@ -267,8 +350,7 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 					result.complete(value);
 				}
 			});
-		});
-		return result;
+		};
 	}
 
 	/**
@@ -278,11 +360,25 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 	long[] batchStatistics() {
 		long calls = (this.lane != null) ? this.lane.calls() : 0;
 		long requests = (this.lane != null) ? this.lane.requests() : 0;
-		for (BatchLane slotLane : this.slotLanes.values()) {
-			calls += slotLane.calls();
-			requests += slotLane.requests();
+		for (BatchLane clusterLane : Stream.concat(this.slotLanes.values().stream(), this.masterLanes.values().stream())
+			.toList()) {
+			calls += clusterLane.calls();
+			requests += clusterLane.requests();
 		}
 		return new long[] { calls, requests };
+	}
+
+	/**
+	 * Returns the number of script calls that carried a Cluster master's requests across hash slots (decision 140),
+	 * refused ones included.
+	 */
+	long callsAcrossSlots() {
+		return this.masterLanes.values().stream().mapToLong(BatchLane::callsAcrossSlots).sum();
+	}
+
+	/** Returns whether a Cluster's batches go across hash slots (decision 140): until a master cannot run them. */
+	boolean batchesAcrossSlots() {
+		return this.acrossSlots.get();
 	}
 
 	private static <T> byte[][] keys(List<T> items, Function<T, String> key) {

@@ -7,7 +7,9 @@ per-check work is what a batch cannot share (issue 34, decision 136): it reads n
 call's requests share their shape (else one), builds no table per request, and answers one flat list. The common case (every check admits)
 takes the shortest path: what a denial or an inspection reports is computed only when a request is denied.
 
-KEYS[i]   state key of check i
+KEYS[i]   state key of check i; none in a Redis Cluster batch across hash slots (run with a shebang that allows them,
+          decision 140): its keys then follow the arguments below, then their number, and are read one GET each
+          (a command inside a script may not span slots)
 ARGV[1]   now in microseconds, or '' for redis.call('TIME') (an explicit time is for tests only; TTLs then last at
           least an hour, see ratelimit.lua)
 ARGV[2]   S, the number of distinct specs of the call, sent as -S when no key occurs twice in the call: the script
@@ -31,6 +33,16 @@ State     string integer: the theoretical arrival time (TAT). The key expires at
 ]]
 
 local call = redis.call
+local keys, argc = KEYS, #ARGV
+local across = #keys == 0
+if across then
+  local n = tonumber(ARGV[argc])
+  argc = argc - 1 - n
+  keys = {}
+  for i = 1, n do
+    keys[i] = ARGV[argc + i]
+  end
+end
 local floor, ceil = math.floor, math.ceil
 local fmt = string.format
 
@@ -54,12 +66,12 @@ for a = 4, 3 + 4 * specs, 4 do
   spec[a - 3], spec[a - 2], spec[a - 1], spec[a] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]),
       ARGV[a + 3] ~= '0'
 end
-local total = #KEYS
+local total = #keys
 -- the spec of check j of a request: the call's one shape (template > 0), or ARGV[checksAt + i] for check i of the call
 local template = tonumber(ARGV[3])
 local checksAt = 3 + 4 * specs
 local countsAt = checksAt + total
-local requests = (template > 0) and total / template or #ARGV - countsAt
+local requests = (template > 0) and total / template or argc - countsAt
 local single = (template == 1) and tonumber(ARGV[checksAt + 1])
 local shape
 local fast, fastCost, fastTolerance, fastOld, fastAhead
@@ -87,7 +99,15 @@ end
 
 -- Every key's value, read at once; when a key occurs twice in the call, what the call writes is tracked in written,
 -- so that a request reads what the requests before it in the call wrote, as if each had read Redis.
-local stored = call('MGET', unpack(KEYS))
+local stored
+if across then
+  stored = {}
+  for i = 1, total do
+    stored[i] = call('GET', keys[i])
+  end
+else
+  stored = call('MGET', unpack(keys))
+end
 local written = (total > 1 and not distinct) and {} or nil
 
 -- Writes a new TAT, on Redis's clock, over the stored one (old, nil when none): in place while it stays within the
@@ -131,7 +151,7 @@ for q = 1, requests do
     -- the common request, one check that admits: no table
     local a = 4 * (single or tonumber(ARGV[checksAt + first]))
     local interval, capacity, cost = spec[a - 3], spec[a - 2], spec[a - 1]
-    local key = KEYS[first]
+    local key = keys[first]
     local old = written and written[key]
     if old == nil then
       old = tonumber(stored[first])
@@ -180,7 +200,7 @@ for q = 1, requests do
     if admit then
       for j = 1, n do
         local ahead = fastAhead[j]
-        write(KEYS[first + j - 1], fastOld[j], now + ahead)
+        write(keys[first + j - 1], fastOld[j], now + ahead)
         reply[size + j] = ahead
       end
       size = size + n
@@ -196,7 +216,7 @@ for q = 1, requests do
     for j = 1, n do
       local a = 4 * (shape and shape[j] or single or tonumber(ARGV[checksAt + first + j - 1]))
       local interval, capacity, cost = spec[a - 3], spec[a - 2], spec[a - 1]
-      local old = written and written[KEYS[first + j - 1]]
+      local old = written and written[keys[first + j - 1]]
       if old == nil then
         old = tonumber(stored[first + j - 1])
       end
@@ -221,7 +241,7 @@ for q = 1, requests do
     if verdict == 1 then
       for j = 1, n do
         if aheads[j] and spec[specOf[j] - 1] ~= 0 then
-          store(KEYS[first + j - 1], olds[j], now + aheads[j])
+          store(keys[first + j - 1], olds[j], now + aheads[j])
         end
       end
     end

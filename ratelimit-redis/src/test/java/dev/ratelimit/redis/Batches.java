@@ -63,4 +63,29 @@ final class Batches {
 		return (gcra ? this.scripts.gcra() : this.scripts.general()).runBatch(this.commands, batch, now).join();
 	}
 
+	/**
+	 * Runs one batch of GCRA evaluations in one call of {@code gcra.lua} as a Redis Cluster master's batch across
+	 * hash slots goes (undeclared keys, under a script flag: Redis 7 and later).
+	 * @param requests the requests, in batch order
+	 * @param now the explicit time of the call
+	 * @return one reply per request
+	 */
+	List<RateLimitScript.Reply> runAcrossSlots(List<List<RateLimitCheck>> requests, long now) {
+		List<BatchLane.Request> batch = new ArrayList<>();
+		for (List<RateLimitCheck> request : requests) {
+			if (this.scripts.forChecks(request, RateLimitScript.Mode.EVALUATE) != this.scripts.gcra()) {
+				throw new IllegalArgumentException("Not a request of gcra.lua: " + request);
+			}
+			byte[][] keyBytes = new byte[request.size()][];
+			for (int i = 0; i < request.size(); i++) {
+				keyBytes[i] = this.keys.key(request.get(i).policy(), request.get(i).subject())
+					.getBytes(StandardCharsets.UTF_8);
+			}
+			batch.add(new BatchLane.Request(this.commands, keyBytes,
+					this.scripts.general().checkArguments(request, "", now), request, RateLimitScript.Mode.EVALUATE,
+					"", now, true, new CompletableFuture<>()));
+		}
+		return this.scripts.gcra().runBatch(this.commands, batch, now, true).join();
+	}
+
 }

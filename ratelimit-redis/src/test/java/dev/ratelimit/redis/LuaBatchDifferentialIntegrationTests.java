@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Binds the scripts' batch entry to the Java reference: random batches (1 to 40 requests of one to three checks of
@@ -82,6 +83,55 @@ class LuaBatchDifferentialIntegrationTests {
 			policies.add(LuaDifferentialIntegrationTests.randomPolicy(random, Algorithm.GCRA, "g" + i));
 		}
 		runBatches(random, seed, "bgcra-" + Long.toHexString(seed), policies);
+	}
+
+	/**
+	 * {@code gcra.lua} as a Redis Cluster master's batch across hash slots runs it (decision 140: keys after the
+	 * arguments, read one {@code GET} each, under a script flag), on one Redis 7: random batches of GCRA evaluations
+	 * (one to three checks, shadows, few subjects so that requests share keys, and many so that they do not) must be
+	 * decided as the reference decides them one after the other.
+	 */
+	@Test
+	void gcraBatchesAcrossSlotsMatchReferenceAppliedInBatchOrder() {
+		String version = connection.sync().info("server").lines()
+			.filter((line) -> line.startsWith("redis_version:")).findFirst().orElse("redis_version:0").substring(14);
+		assumeTrue(Integer.parseInt(version.split("\\.")[0]) >= 7, "script flags need Redis 7, this is " + version);
+		long seed = LuaDifferentialIntegrationTests.seed();
+		SplittableRandom random = new SplittableRandom(seed);
+		List<RateLimitPolicy> policies = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			policies.add(LuaDifferentialIntegrationTests.randomPolicy(random, Algorithm.GCRA, "a" + i));
+		}
+		MutableClock clock = MutableClock.atRealisticEpoch();
+		clock.advanceMicros(random.nextLong(1_000_000_000_000L));
+		LocalRateLimitStore reference = new LocalRateLimitStore(1_000_000, clock, new LeaseIds("d"));
+		Batches batches = new Batches(new IssuedCommands(connection.async(), false),
+				new RedisRateLimitStore(SpringDataRedisConnection.of(factory), "across-" + Long.toHexString(seed),
+						Duration.ofSeconds(30)), new LeaseIds("d"));
+		for (int b = 0; b < BATCHES / 2; b++) {
+			clock.advanceMicros(Math.abs(LuaDifferentialIntegrationTests.randomStep(random)));
+			int subjects = random.nextBoolean() ? 2 : 1_000;
+			List<List<RateLimitCheck>> requests = new ArrayList<>();
+			List<List<Decision>> expected = new ArrayList<>();
+			for (int q = 1 + random.nextInt(random.nextInt(4) == 0 ? 40 : 6); q > 0; q--) {
+				List<RateLimitCheck> request = new ArrayList<>();
+				int first = random.nextInt(policies.size());
+				String subject = "s" + random.nextInt(subjects);
+				for (int c = 1 + random.nextInt(3); c > 0; c--) {
+					RateLimitPolicy policy = policies.get((first + c) % policies.size());
+					request.add(LuaDifferentialIntegrationTests.randomCheck(random, policy, subject,
+							random.nextInt(10) == 0));
+				}
+				requests.add(request);
+				expected.add(reference.evaluate(request));
+			}
+			List<RateLimitScript.Reply> replies = batches.runAcrossSlots(requests, clock.micros());
+			for (int q = 0; q < requests.size(); q++) {
+				assertThat(replies.get(q).decisions())
+					.as("seed %d, batch %d at %d µs, request %d: %s", seed, b, clock.micros(), q, requests.get(q))
+					.isEqualTo(expected.get(q));
+			}
+		}
 	}
 
 	@Test

@@ -798,10 +798,17 @@ public class RateLimitProperties {
 		private boolean enabled = true;
 
 		/**
-		 * How many script calls may be in flight at once (in a Redis Cluster: per hash slot) before requests wait to
-		 * share the next one.
+		 * How many script calls may be in flight at once (in a Redis Cluster: per master, or per hash slot without
+		 * across-slots) before requests wait to share the next one.
 		 */
 		private int lanes = 2;
+
+		/**
+		 * In a Redis Cluster of Redis 7 or later, whether one script call carries the GCRA decisions of one master
+		 * whatever their hash slots (its keys then go undeclared, which a Cluster proxy may refuse); false keeps each
+		 * call to one hash slot. A Cluster of older servers keeps to one slot by itself.
+		 */
+		private boolean acrossSlots = true;
 
 		/** The most requests one script call carries. */
 		private int maxRequests = 64;
@@ -819,6 +826,14 @@ public class RateLimitProperties {
 
 		public int getLanes() {
 			return this.lanes;
+		}
+
+		public boolean isAcrossSlots() {
+			return this.acrossSlots;
+		}
+
+		public void setAcrossSlots(boolean acrossSlots) {
+			this.acrossSlots = acrossSlots;
 		}
 
 		public void setLanes(int lanes) {

@@ -340,7 +340,8 @@ public final class RateLimitRedisAutoConfiguration {
 		atLeastOne("ratelimit.redis.batch.max-checks", batch.getMaxChecks(),
 				"Set the most checks one script call carries, e.g. 256");
 		return batch.isEnabled()
-				? new RedisBatching(true, batch.getLanes(), batch.getMaxRequests(), batch.getMaxChecks())
+				? new RedisBatching(true, batch.getLanes(), batch.getMaxRequests(), batch.getMaxChecks(),
+						batch.isAcrossSlots())
 				: RedisBatching.OFF;
 	}
 

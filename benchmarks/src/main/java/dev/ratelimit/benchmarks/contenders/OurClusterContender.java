@@ -14,8 +14,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * This project's limiter on a Redis Cluster: {@link StoreRateLimiter} over {@link RedisRateLimitStore} on a
- * {@link LettuceConnectionFactory} for the cluster, natural batching on (the default), which batches per hash slot
- * (a script call may only hold keys of one slot). Used by the cost model ({@code benchmarks/run.sh model}).
+ * {@link LettuceConnectionFactory} for the cluster, natural batching on: by default a batch holds one master's requests
+ * across hash slots (decision 140), or with {@code acrossSlots} false those of one slot. Used by the cost model
+ * ({@code benchmarks/run.sh model}).
  */
 public final class OurClusterContender implements Contender {
 
@@ -23,23 +24,38 @@ public final class OurClusterContender implements Contender {
 
 	private final RateLimiter limiter;
 
+	private final boolean acrossSlots;
+
 	/** @param cluster the cluster's seed nodes */
 	public OurClusterContender(RedisClusterEndpoint cluster) {
+		this(cluster, true);
+	}
+
+	/**
+	 * @param cluster the cluster's seed nodes
+	 * @param acrossSlots whether a batch holds one master's requests ({@code ratelimit.redis.batch.across-slots})
+	 */
+	public OurClusterContender(RedisClusterEndpoint cluster, boolean acrossSlots) {
 		this.connectionFactory = LettuceFactories.cluster(cluster);
+		this.acrossSlots = acrossSlots;
+		RedisBatching defaults = RedisBatching.DEFAULT;
 		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(SpringDataRedisConnection.of(this.connectionFactory),
-				"rl", Blocking.TIMEOUT, null, LeaseIds.random(), RedisBatching.DEFAULT));
+				"rl", Blocking.TIMEOUT, null, LeaseIds.random(), new RedisBatching(true, defaults.lanes(),
+						defaults.maxRequests(), defaults.maxChecks(), acrossSlots)));
 	}
 
 	@Override
 	public Description description() {
 		return new Description("ours-cluster", "ratelimit (this project), Redis Cluster", "ours on a cluster",
 				Role.DIAGNOSTIC, "as *ours*, on a Redis Cluster of three masters (no replicas) on this machine; "
-						+ "batches form per hash slot");
+						+ (this.acrossSlots ? "batches form per master" : "batches form per hash slot"));
 	}
 
 	@Override
 	public String method(int rules) {
-		return "1 EVALSHA of gcra.lua per hash slot, shared with the requests of that slot waiting meanwhile";
+		return this.acrossSlots
+				? "1 EVALSHA of gcra.lua per master, keys undeclared, shared with that master's waiting requests"
+				: "1 EVALSHA of gcra.lua per hash slot, shared with the requests of that slot waiting meanwhile";
 	}
 
 	@Override

@@ -32,6 +32,7 @@ public final class OurClusterContender implements Contender {
 	}
 
 	/**
+	 * Lanes per master (or slot) are the default's, or {@code -Dbench.cluster.lanes}.
 	 * @param cluster the cluster's seed nodes
 	 * @param acrossSlots whether a batch holds one master's requests ({@code ratelimit.redis.batch.across-slots})
 	 */
@@ -40,7 +41,8 @@ public final class OurClusterContender implements Contender {
 		this.acrossSlots = acrossSlots;
 		RedisBatching defaults = RedisBatching.DEFAULT;
 		this.limiter = new StoreRateLimiter(new RedisRateLimitStore(SpringDataRedisConnection.of(this.connectionFactory),
-				"rl", Blocking.TIMEOUT, null, LeaseIds.random(), new RedisBatching(true, defaults.lanes(),
+				"rl", Blocking.TIMEOUT, null, LeaseIds.random(), new RedisBatching(true,
+						Integer.getInteger("bench.cluster.lanes", defaults.lanes()),
 						defaults.maxRequests(), defaults.maxChecks(), acrossSlots)));
 	}
 

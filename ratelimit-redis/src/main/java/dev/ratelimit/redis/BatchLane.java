@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -76,6 +77,8 @@ final class BatchLane {
 	private final LongAdder requests = new LongAdder();
 
 	private final LongAdder callsAcrossSlots = new LongAdder();
+
+	private final LongAdder refusedAcrossSlots = new LongAdder();
 
 	/**
 	 * @param scripts the store's scripts
@@ -212,6 +215,11 @@ final class BatchLane {
 	/** Returns the number of script calls sent across hash slots to a Cluster master (refused ones included). */
 	long callsAcrossSlots() {
 		return this.callsAcrossSlots.sum();
+	}
+
+	/** Returns the number of script calls across hash slots that a master refused before writing. */
+	long refusedAcrossSlots() {
+		return this.refusedAcrossSlots.sum();
 	}
 
 	/** Returns the number of requests sent. */
@@ -357,10 +365,8 @@ final class BatchLane {
 			replies = CompletableFuture.failedFuture(ex);
 		}
 		Thread sender = Thread.currentThread();
-		if (this.master != null && batch.size() > 1) {
-			replies = replies.exceptionallyCompose((ex) -> refusedBeforeWriting(ex) ? eachAlone(batch, ex)
-					: CompletableFuture.failedFuture(ex));
-		}
+		// only a call that failed at once is done here, on the pump's thread, under the lane's lock
+		boolean failedAtOnce = replies.isDone();
 		replies.whenComplete((values, ex) -> {
 			// a reply that came before this callback was added completes it on the sender's thread, which may be
 			// another event loop (a WebFlux server's): only a reply's own thread is the connection's loop
@@ -371,19 +377,58 @@ final class BatchLane {
 			// the next call goes out before the callers of this one are woken
 			done();
 			if (ex == null && values == null) {
-				// sent again one by one: each request's own call completes its reply
+				// sent again one by one, or by slot: each call completed its own requests' replies
 				return;
 			}
-			for (int q = 0; q < batch.size(); q++) {
-				CompletableFuture<RateLimitScript.Reply> reply = batch.get(q).reply();
-				if (ex != null) {
-					reply.completeExceptionally(ex);
+			wake(batch, values, ex, failedAtOnce);
+		});
+	}
+
+	/**
+	 * Completes the requests' replies with their call's outcome. A call that completed before its outcome was relayed
+	 * failed at once, on a thread that holds a lane's lock: its callers are woken from another thread then, so that
+	 * no caller's code (which may decide again) runs under a lane's lock.
+	 */
+	private static void wake(List<Request> requests, @Nullable List<RateLimitScript.Reply> values,
+			@Nullable Throwable failure, boolean atOnce) {
+		Runnable wake = () -> {
+			for (int q = 0; q < requests.size(); q++) {
+				CompletableFuture<RateLimitScript.Reply> reply = requests.get(q).reply();
+				if (failure != null || values == null) {
+					reply.completeExceptionally((failure != null) ? failure
+							: new IllegalStateException("No reply for a batch of " + requests.size()));
 				}
 				else {
 					reply.complete(values.get(q));
 				}
 			}
-		});
+		};
+		if (atOnce) {
+			ForkJoinPool.commonPool().execute(wake);
+		}
+		else {
+			wake.run();
+		}
+	}
+
+	/**
+	 * Relays the calls of groups of requests (one per slot, or one per request), each call's outcome to its own
+	 * group's replies only.
+	 * @return completed with {@code null} once every call has: the replies are not the caller's to complete
+	 */
+	private static CompletableFuture<List<RateLimitScript.Reply>> relay(List<List<Request>> groups,
+			List<CompletableFuture<List<RateLimitScript.Reply>>> calls) {
+		CompletableFuture<?>[] relayed = new CompletableFuture<?>[calls.size()];
+		for (int g = 0; g < calls.size(); g++) {
+			List<Request> group = groups.get(g);
+			CompletableFuture<List<RateLimitScript.Reply>> call = calls.get(g);
+			boolean atOnce = call.isDone();
+			relayed[g] = call.handle((values, ex) -> {
+				wake(group, values, ex, atOnce);
+				return null;
+			});
+		}
+		return CompletableFuture.allOf(relayed).thenApply((ignored) -> null);
 	}
 
 	/** Sends a lone request exactly as without batching: on its own commands, in the format of one request. */
@@ -403,7 +448,13 @@ final class BatchLane {
 			return bySlot(batch);
 		}
 		this.callsAcrossSlots.increment();
-		return together(commands, batch, true, true);
+		return together(commands, batch, true, true).exceptionallyCompose((ex) -> {
+			if (!refusedBeforeWriting(ex)) {
+				return CompletableFuture.failedFuture(ex);
+			}
+			this.refusedAcrossSlots.increment();
+			return eachAlone(batch, ex);
+		});
 	}
 
 	/** Sends a batch in one call of the script that decides it, cancelled once every request in it was given up. */
@@ -422,34 +473,31 @@ final class BatchLane {
 	}
 
 	/**
-	 * Sends a master lane's batch as one call per hash slot (routed by slot), concurrently, and joins their replies in
-	 * the batch's order; a request's calls of one slot keep their order.
+	 * Sends a master lane's batch as one call per hash slot (routed by slot), concurrently, each completing its own
+	 * requests' replies (a slot's failure is its requests' only); the requests of one slot keep their order.
 	 */
 	private CompletableFuture<List<RateLimitScript.Reply>> bySlot(List<Request> batch) {
-		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
-		for (int q = 0; q < batch.size(); q++) {
-			slots.computeIfAbsent(SlotHash.getSlot(batch.get(q).keys()[0]), (slot) -> new ArrayList<>()).add(q);
+		Map<Integer, List<Request>> slots = new LinkedHashMap<>();
+		for (Request request : batch) {
+			slots.computeIfAbsent(SlotHash.getSlot(request.keys()[0]), (slot) -> new ArrayList<>()).add(request);
 		}
-		List<List<Integer>> groups = new ArrayList<>(slots.values());
+		List<List<Request>> groups = new ArrayList<>(slots.values());
 		List<CompletableFuture<List<RateLimitScript.Reply>>> calls = new ArrayList<>(groups.size());
-		for (List<Integer> group : groups) {
-			List<Request> requests = new ArrayList<>(group.size());
-			for (int q : group) {
-				requests.add(batch.get(q));
-			}
-			calls.add((requests.size() == 1) ? sendAlone(requests.get(0)) : together(this.batchCommands.get(),
-					requests, requests.stream().allMatch(Request::gcra), false));
+		for (List<Request> requests : groups) {
+			calls.add(sendGuarded(() -> (requests.size() == 1) ? sendAlone(requests.get(0))
+					: together(this.batchCommands.get(), requests, requests.stream().allMatch(Request::gcra), false)));
 		}
-		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {
-			RateLimitScript.Reply[] replies = new RateLimitScript.Reply[batch.size()];
-			for (int g = 0; g < groups.size(); g++) {
-				List<RateLimitScript.Reply> values = calls.get(g).join();
-				for (int i = 0; i < groups.get(g).size(); i++) {
-					replies[groups.get(g).get(i)] = values.get(i);
-				}
-			}
-			return List.of(replies);
-		});
+		return relay(groups, calls);
+	}
+
+	private static CompletableFuture<List<RateLimitScript.Reply>> sendGuarded(
+			Supplier<CompletableFuture<List<RateLimitScript.Reply>>> send) {
+		try {
+			return send.get();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**
@@ -470,8 +518,9 @@ final class BatchLane {
 					}
 					return true;
 				}
+				// WRONGTYPE: a GET of a key of another type (where MGET reads nil), raised by the reads too
 				return message.startsWith("OOM") || message.startsWith("READONLY")
-						|| message.contains("non local key") || message.startsWith("CROSSSLOT");
+						|| message.contains("non local key") || message.startsWith("WRONGTYPE");
 			}
 		}
 		return false;
@@ -480,31 +529,20 @@ final class BatchLane {
 	/**
 	 * Sends each request of a batch on its own, as a lone request goes, each completing its own reply (so that one
 	 * request's failure is its own: on a full Redis, denials are still answered).
-	 * @return completed with {@code null}: the replies are not the caller's to complete
+	 * @return completed with {@code null} once every call has: the replies are not the caller's to complete
 	 */
-	private CompletableFuture<List<RateLimitScript.Reply>> eachAlone(List<Request> batch, @Nullable Throwable cause) {
-		if (cause != null && logger.isDebugEnabled()) {
+	private CompletableFuture<List<RateLimitScript.Reply>> eachAlone(List<Request> batch, Throwable cause) {
+		if (logger.isDebugEnabled()) {
 			logger.debug("A batch across hash slots was refused; its " + batch.size() + " requests go one by one",
 					cause);
 		}
+		List<List<Request>> groups = new ArrayList<>(batch.size());
+		List<CompletableFuture<List<RateLimitScript.Reply>>> calls = new ArrayList<>(batch.size());
 		for (Request request : batch) {
-			CompletableFuture<List<RateLimitScript.Reply>> alone;
-			try {
-				alone = sendAlone(request);
-			}
-			catch (RuntimeException ex) {
-				alone = CompletableFuture.failedFuture(ex);
-			}
-			alone.whenComplete((values, ex) -> {
-				if (ex != null) {
-					request.reply().completeExceptionally(ex);
-				}
-				else {
-					request.reply().complete(values.get(0));
-				}
-			});
+			groups.add(List.of(request));
+			calls.add(sendGuarded(() -> sendAlone(request)));
 		}
-		return CompletableFuture.completedFuture(null);
+		return relay(groups, calls);
 	}
 
 }

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -281,7 +282,7 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 		}
 		int slot = SlotHash.getSlot(key);
 		if (this.acrossSlots.get()) {
-			RedisClusterNode owner = this.connection.partitions().getPartitionBySlot(slot);
+			RedisClusterNode owner = this.connection.partitions().getMasterBySlot(slot);
 			RedisURI uri = (owner != null) ? owner.getUri() : null;
 			if (uri != null) {
 				return this.masterLanes.computeIfAbsent(uri.getHost() + ":" + uri.getPort(),
@@ -300,10 +301,15 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 			if (!(this.connection.commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
 				return null;
 			}
-			// never waits for a connection: until it is open, the master's batches go by slot
-			StatefulRedisConnection<byte[], byte[]> master = cluster.getStatefulConnection()
-				.getConnectionAsync(host, port)
-				.getNow(null);
+			// never waits for a connection: until it is open (or when it cannot be, the address having left the
+			// topology), the master's batches go by slot
+			StatefulRedisConnection<byte[], byte[]> master;
+			try {
+				master = cluster.getStatefulConnection().getConnectionAsync(host, port).getNow(null);
+			}
+			catch (RuntimeException ex) {
+				return null;
+			}
 			return (master != null) ? new IssuedCommands(master.async(), this.queuesWhileDisconnected) : null;
 		}));
 	}
@@ -331,7 +337,11 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 		return result;
 	}
 
-	/** Returns what issues a command and completes {@code result} as the command completes. */
+	/**
+	 * Returns what issues a command and completes {@code result} as the command completes. It runs in a batching
+	 * lane, under its lock: a command that fails at once completes {@code result} from another thread, so that no
+	 * caller's code runs there.
+	 */
 	private static <T> Runnable issuing(Supplier<CompletableFuture<T>> issue, CompletableFuture<T> result) {
 		return () -> {
 			CompletableFuture<T> issued;
@@ -339,15 +349,23 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 				issued = issue.get();
 			}
 			catch (RuntimeException ex) {
-				result.completeExceptionally(ex);
-				return;
+				issued = CompletableFuture.failedFuture(ex);
 			}
+			boolean atOnce = issued.isDone();
 			issued.whenComplete((value, ex) -> {
-				if (ex != null) {
-					result.completeExceptionally(ex);
+				Runnable complete = () -> {
+					if (ex != null) {
+						result.completeExceptionally(ex);
+					}
+					else {
+						result.complete(value);
+					}
+				};
+				if (atOnce) {
+					ForkJoinPool.commonPool().execute(complete);
 				}
 				else {
-					result.complete(value);
+					complete.run();
 				}
 			});
 		};
@@ -374,6 +392,11 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 	 */
 	long callsAcrossSlots() {
 		return this.masterLanes.values().stream().mapToLong(BatchLane::callsAcrossSlots).sum();
+	}
+
+	/** Returns the number of script calls across hash slots that a master refused before writing (decision 140). */
+	long refusedAcrossSlots() {
+		return this.masterLanes.values().stream().mapToLong(BatchLane::refusedAcrossSlots).sum();
 	}
 
 	/** Returns whether a Cluster's batches go across hash slots (decision 140): until a master cannot run them. */

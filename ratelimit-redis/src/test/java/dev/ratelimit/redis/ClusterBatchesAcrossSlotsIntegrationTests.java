@@ -9,9 +9,12 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.ratelimit.Algorithm;
@@ -120,6 +123,7 @@ class ClusterBatchesAcrossSlotsIntegrationTests {
 				.isGreaterThan(acrossSlots ? ROUNDS : -1)
 				.isLessThan(acrossSlots ? Long.MAX_VALUE : 1);
 			assertThat(lua.batchesAcrossSlots()).isEqualTo(acrossSlots);
+			assertThat(lua.refusedAcrossSlots()).as("calls across slots a master refused").isZero();
 		}
 		finally {
 			factory.destroy();
@@ -154,6 +158,65 @@ class ClusterBatchesAcrossSlotsIntegrationTests {
 			threads.shutdownNow();
 			factory.destroy();
 		}
+	}
+
+	/**
+	 * Threads whose requests of one rule are followed, from the thread that completes them, by requests of three rules
+	 * (keys in three slots, so barriers in three lanes) and the other way round: every request is answered, no key
+	 * admits more than its burst, and no lane waits on another for ever.
+	 */
+	@Test
+	void requestsOfSeveralSlotsFromManyThreadsAllCompleteWithinEachKeysBurst(RedisCluster cluster) throws Exception {
+		List<RateLimitPolicy> policies = List.of(
+				RateLimitPolicy.of("many-a", Algorithm.GCRA, 1, Duration.ofHours(1)).withBurst(60),
+				RateLimitPolicy.of("many-b", Algorithm.GCRA, 1, Duration.ofHours(1)).withBurst(60),
+				RateLimitPolicy.of("many-c", Algorithm.GCRA, 1, Duration.ofHours(1)).withBurst(60));
+		LettuceConnectionFactory factory = LettuceFactories.cluster(cluster.endpoint());
+		ExecutorService threads = Executors.newFixedThreadPool(8);
+		try (RedisRateLimitStore lua = new RedisRateLimitStore(SpringDataRedisConnection.of(factory),
+				"many-" + Long.toHexString(System.nanoTime()), Duration.ofSeconds(30), null, new LeaseIds("t"),
+				RedisBatching.DEFAULT)) {
+			Map<String, AtomicInteger> admitted = new ConcurrentHashMap<>();
+			List<CompletableFuture<?>> all = new ArrayList<>();
+			for (int t = 0; t < 8; t++) {
+				int thread = t;
+				all.add(CompletableFuture.runAsync(() -> {
+					SplittableRandom random = new SplittableRandom(thread);
+					List<CompletableFuture<?>> mine = new ArrayList<>();
+					for (int i = 0; i < 300; i++) {
+						String subject = "s" + random.nextInt(10);
+						List<RateLimitCheck> one = List.of(RateLimitCheck.of(policies.get(random.nextInt(3)), subject));
+						List<RateLimitCheck> three = policies.stream().map((p) -> RateLimitCheck.of(p, subject)).toList();
+						boolean oneFirst = random.nextBoolean();
+						List<RateLimitCheck> first = oneFirst ? one : three;
+						List<RateLimitCheck> then = oneFirst ? three : one;
+						mine.add(lua.evaluateAsync(first)
+							.thenCompose((decisions) -> count(admitted, first, decisions, lua.evaluateAsync(then)))
+							.thenAccept((decisions) -> count(admitted, then, decisions, null)));
+					}
+					mine.forEach(CompletableFuture::join);
+				}, threads));
+			}
+			CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+			assertThat(admitted).isNotEmpty().allSatisfy((key, count) -> assertThat(count.get()).as(key)
+				.isBetween(1, 60));
+		}
+		finally {
+			threads.shutdownNow();
+			factory.destroy();
+		}
+	}
+
+	/** Counts, per key, the checks of an admitted request; returns {@code next} (or a completed future). */
+	private static CompletableFuture<List<Decision>> count(Map<String, AtomicInteger> admitted,
+			List<RateLimitCheck> checks, List<Decision> decisions, CompletableFuture<List<Decision>> next) {
+		if (decisions.stream().allMatch(Decision::allowed)) {
+			for (RateLimitCheck check : checks) {
+				admitted.computeIfAbsent(check.policy().name() + ":" + check.subject(),
+						(key) -> new AtomicInteger()).incrementAndGet();
+			}
+		}
+		return (next != null) ? next : CompletableFuture.completedFuture(decisions);
 	}
 
 	@Test
@@ -194,7 +257,7 @@ class ClusterBatchesAcrossSlotsIntegrationTests {
 			finally {
 				admin(master, (redis) -> redis.configSet("maxmemory", "0"));
 			}
-			assertThat(lua.callsAcrossSlots()).as("the batch behind the first went across slots, refused whole")
+			assertThat(lua.refusedAcrossSlots()).as("the batch behind the first went across slots, refused whole")
 				.isPositive();
 			assertThat(lua.batchesAcrossSlots()).isTrue();
 		}
@@ -238,6 +301,7 @@ class ClusterBatchesAcrossSlotsIntegrationTests {
 				assertThat(requests.get(i).reply().join().decisions()).as(subjects.get(i)).isEqualTo(expected.get(i));
 			}
 			assertThat(lane.callsAcrossSlots()).as("one batch went across slots, to the wrong master").isEqualTo(1);
+			assertThat(lane.refusedAcrossSlots()).as("which refused it").isEqualTo(1);
 			assertThat(acrossSlots).as("the Cluster still runs such calls").isTrue();
 		}
 		finally {
@@ -273,6 +337,7 @@ class ClusterBatchesAcrossSlotsIntegrationTests {
 					}
 				}
 				assertThat(lua.callsAcrossSlots()).as("tried once: Redis 6.2 cannot parse the shebang").isEqualTo(1);
+				assertThat(lua.refusedAcrossSlots()).isEqualTo(1);
 				assertThat(lua.batchesAcrossSlots()).isFalse();
 			}
 			finally {

@@ -357,13 +357,8 @@ final class BatchLane {
 	private void send(List<Request> batch) {
 		this.calls.increment();
 		this.requests.add(batch.size());
-		CompletableFuture<List<RateLimitScript.Reply>> replies;
-		try {
-			replies = (batch.size() == 1) ? sendAlone(batch.get(0)) : sendTogether(batch);
-		}
-		catch (RuntimeException ex) {
-			replies = CompletableFuture.failedFuture(ex);
-		}
+		CompletableFuture<List<RateLimitScript.Reply>> replies = sendGuarded(
+				() -> (batch.size() == 1) ? sendAlone(batch.get(0)) : sendTogether(batch));
 		Thread sender = Thread.currentThread();
 		// only a call that failed at once is done here, on the pump's thread, under the lane's lock
 		boolean failedAtOnce = replies.isDone();
@@ -394,9 +389,8 @@ final class BatchLane {
 		Runnable wake = () -> {
 			for (int q = 0; q < requests.size(); q++) {
 				CompletableFuture<RateLimitScript.Reply> reply = requests.get(q).reply();
-				if (failure != null || values == null) {
-					reply.completeExceptionally((failure != null) ? failure
-							: new IllegalStateException("No reply for a batch of " + requests.size()));
+				if (failure != null) {
+					reply.completeExceptionally(failure);
 				}
 				else {
 					reply.complete(values.get(q));

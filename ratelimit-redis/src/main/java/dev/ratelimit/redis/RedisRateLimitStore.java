@@ -103,7 +103,7 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 	/** The batching lanes of a Cluster, by hash slot, when batching within slots. */
 	private final Map<Integer, BatchLane> slotLanes = new ConcurrentHashMap<>();
 
-	/** The batching lanes of a Cluster, by master address, when batching across slots (decision 140). */
+	/** The batching lanes of a Cluster, by master node id, when batching across slots (decision 140). */
 	private final Map<String, BatchLane> masterLanes = new ConcurrentHashMap<>();
 
 	/** Held while a barrier is queued in several lanes, so that every lane sees the barriers in one order. */
@@ -285,8 +285,9 @@ public class RedisRateLimitStore implements RateLimitStore, SyncBackend, RegionB
 			RedisClusterNode owner = this.connection.partitions().getMasterBySlot(slot);
 			RedisURI uri = (owner != null) ? owner.getUri() : null;
 			if (uri != null) {
-				return this.masterLanes.computeIfAbsent(uri.getHost() + ":" + uri.getPort(),
-						(address) -> masterLane(uri.getHost(), uri.getPort()));
+				// by node id, which the topology holds already (no key to build per request)
+				return this.masterLanes.computeIfAbsent(owner.getNodeId(),
+						(id) -> masterLane(uri.getHost(), uri.getPort()));
 			}
 		}
 		return this.slotLanes.computeIfAbsent(slot, (ignored) -> newLane());
